@@ -1,0 +1,96 @@
+"""Node counting: a wrapper that counts the work a search does through the game protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from games.protocol import Action, Game, State
+
+
+class CountingGame(Game):
+    """Wrap a game and count what a search asks of it.
+
+    Exactly what is counted (assignments quote these numbers):
+
+    - `states_generated`: successful calls of `result`, i.e. child states created. The state a
+      search starts from is not counted, so "calls including the root" is this number plus 1.
+      Calling `result` twice for the same child counts twice: the work was done twice.
+    - `leaf_evaluations`: calls of `utility` plus calls of an evaluation function wrapped with
+      `counted_evaluation`: how many positions were scored.
+    - `actions_calls`, `terminal_tests`: calls of `actions` and `is_terminal`, for the curious.
+
+    Everything else is passed to the wrapped game unchanged, so a search cannot tell the
+    difference. `reset()` sets every counter back to 0.
+
+    >>> from games import TicTacToe
+    >>> game = CountingGame(TicTacToe())
+    >>> _ = game.result(game.initial_state(), 4)
+    >>> game.states_generated
+    1
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.reset()
+
+    def __repr__(self) -> str:
+        return f"CountingGame({self.game!r})"
+
+    def __getattr__(self, name: str) -> Any:
+        # Game-specific helpers (from_picture, chance_outcomes, ...) pass straight through.
+        return getattr(self.game, name)
+
+    def reset(self) -> None:
+        """Set every counter back to zero."""
+        self.states_generated = 0
+        self.leaf_evaluations = 0
+        self.actions_calls = 0
+        self.terminal_tests = 0
+
+    def counts(self) -> dict[str, int]:
+        """Return the counters as a plain dict."""
+        return {
+            "states_generated": self.states_generated,
+            "leaf_evaluations": self.leaf_evaluations,
+            "actions_calls": self.actions_calls,
+            "terminal_tests": self.terminal_tests,
+        }
+
+    def initial_state(self) -> State:
+        return self.game.initial_state()
+
+    def to_move(self, state: State) -> str:
+        return self.game.to_move(state)
+
+    def actions(self, state: State) -> list[Action]:
+        self.actions_calls += 1
+        return self.game.actions(state)
+
+    def result(self, state: State, action: Action) -> State:
+        child = self.game.result(state, action)
+        self.states_generated += 1
+        return child
+
+    def is_terminal(self, state: State) -> bool:
+        self.terminal_tests += 1
+        return self.game.is_terminal(state)
+
+    def utility(self, state: State) -> float:
+        self.leaf_evaluations += 1
+        return self.game.utility(state)
+
+    def chance_outcomes(self, state: State) -> list[tuple[Action, float]]:
+        return self.game.chance_outcomes(state)
+
+    def display(self, state: State) -> str:
+        return self.game.display(state)
+
+    def counted_evaluation(self, evaluate: Callable[[State], float]) -> Callable[[State], float]:
+        """Return `evaluate` wrapped so that each call adds one to `leaf_evaluations`."""
+
+        def counted(state: State) -> float:
+            self.leaf_evaluations += 1
+            return evaluate(state)
+
+        return counted

@@ -1,0 +1,104 @@
+"""The game protocol every game in the course follows, and the constants for whose turn it is."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Hashable
+from typing import Any
+
+MAX = "MAX"
+"""The maximising player: utilities are always given from this player's point of view."""
+
+MIN = "MIN"
+"""The minimising player."""
+
+CHANCE = "CHANCE"
+"""Nature: `to_move` returns this at a chance node; see `Game.chance_outcomes`."""
+
+State = Hashable
+Action = Any
+
+
+class IllegalActionError(ValueError):
+    """Raised by `result` when the action is not one of `actions(state)`.
+
+    The message names the action and lists the legal ones, so a student sees at once
+    whether the action came from the wrong state or was built by hand.
+    """
+
+    def __init__(self, state: State, action: Action, legal: list[Action]) -> None:
+        self.state = state
+        self.action = action
+        self.legal = list(legal)
+        if self.legal:
+            choices = f"the legal actions are {self.legal!r}"
+        else:
+            choices = "there are no legal actions (the state is terminal)"
+        super().__init__(f"action {action!r} is not legal in state {state!r}; {choices}")
+
+
+class Game(ABC):
+    """A two-player, turn-taking, zero-sum game with perfect information.
+
+    States are values: immutable, hashable, equal when they describe the same position.
+    `result` never changes its argument; it returns a new state.
+
+    The six methods below are all a search algorithm may use:
+
+    - `initial_state()` -- the position the game starts from.
+    - `to_move(state)` -- `MAX` or `MIN` (or `CHANCE` in games with chance nodes).
+    - `actions(state)` -- the legal actions as a new list, always in the same documented order
+      (search algorithms examine children in this order, and node counts depend on it).
+    - `result(state, action)` -- the state after `action`; raises `IllegalActionError`.
+    - `is_terminal(state)` -- True when the game is over.
+    - `utility(state)` -- the value of a terminal state from MAX's point of view.
+    """
+
+    @abstractmethod
+    def initial_state(self) -> State:
+        """Return the state the game starts from."""
+
+    @abstractmethod
+    def to_move(self, state: State) -> str:
+        """Return whose turn it is in `state`: `MAX` or `MIN` (or `CHANCE`)."""
+
+    @abstractmethod
+    def actions(self, state: State) -> list[Action]:
+        """Return the legal actions in `state`, in the game's documented order."""
+
+    @abstractmethod
+    def result(self, state: State, action: Action) -> State:
+        """Return the state reached by playing `action` in `state`."""
+
+    @abstractmethod
+    def is_terminal(self, state: State) -> bool:
+        """Return True when no more moves can be made."""
+
+    @abstractmethod
+    def utility(self, state: State) -> float:
+        """Return the value of terminal `state` from MAX's point of view."""
+
+    def chance_outcomes(self, state: State) -> list[tuple[Action, float]]:
+        """At a `CHANCE` node, return `(outcome, probability)` pairs; probabilities sum to 1.
+
+        Each outcome is also an action: `result(state, outcome)` gives the state after nature
+        has chosen it. Games without chance nodes never call this.
+        """
+        raise TypeError(f"{type(self).__name__} has no chance nodes")
+
+    def display(self, state: State) -> str:
+        """Return a human-readable picture of `state` (used by `print_state` and the player)."""
+        return repr(state)
+
+    def print_state(self, state: State) -> None:
+        """Print the picture of `state`."""
+        print(self.display(state))
+
+    def _illegal(self, state: State, action: Action) -> IllegalActionError:
+        return IllegalActionError(state, action, self.actions(state))
+
+    def _not_terminal(self, state: State) -> ValueError:
+        return ValueError(
+            f"utility is defined only for terminal states, and {state!r} is not terminal; "
+            "check is_terminal(state) first"
+        )
