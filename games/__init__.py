@@ -1,6 +1,6 @@
 """The student-facing toolkit: the game protocol, the games, node counting and tree drawing."""
 
-from games.counting import CountingGame
+from games.counting import CountingGame, RecordingGame
 from games.nim import Nim
 from games.protocol import CHANCE, MAX, MIN, Game, IllegalActionError
 from games.tictactoe import TicTacToe
@@ -15,6 +15,7 @@ __all__ = [
     "GameTree",
     "IllegalActionError",
     "Nim",
+    "RecordingGame",
     "TicTacToe",
     "ordered_tree",
     "random_tree",

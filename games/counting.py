@@ -94,3 +94,20 @@ class CountingGame(Game):
             return evaluate(state)
 
         return counted
+
+
+class RecordingGame(CountingGame):
+    """A `CountingGame` that also records every state `result` generated, in order.
+
+    `generated` lists the child states as the search created them; drawing a tree with only
+    these states shown as visited makes the pruned branches visible.
+    """
+
+    def reset(self) -> None:
+        super().reset()
+        self.generated: list[State] = []
+
+    def result(self, state: State, action: Action) -> State:
+        child = super().result(state, action)
+        self.generated.append(child)
+        return child

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from games.protocol import MAX, MIN, Game
 
@@ -15,7 +15,7 @@ LINES = (
 _EMPTY_SPELLINGS = ".-_ "
 
 
-@lru_cache(maxsize=None)
+@cache
 def winner(board: str) -> str | None:
     """Return "X" or "O" if that player has three in a line on `board`, else None."""
     for a, b, c in LINES:
@@ -90,7 +90,9 @@ class TicTacToe(Game):
             )
         xs, os_ = board.count("X"), board.count("O")
         if xs - os_ not in (0, 1):
-            raise ValueError(f"X has {xs} marks and O has {os_}: X moves first, so that is unreachable")
+            raise ValueError(
+                f"X has {xs} marks and O has {os_}: X moves first, so that is unreachable"
+            )
         x_won = any(board[a] == board[b] == board[c] == "X" for a, b, c in LINES)
         o_won = any(board[a] == board[b] == board[c] == "O" for a, b, c in LINES)
         if x_won and o_won:

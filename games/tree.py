@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Union
 
 from games.protocol import MAX, MIN, Game
 
-Tree = Union[float, int, Sequence["Tree"]]
+Tree = float | int | Sequence["Tree"]
 Path = tuple[int, ...]
 
 
@@ -163,7 +162,9 @@ def ordered_tree(
     `b**ceil(d/2) + b**floor(d/2) - 1` leaves.
     """
     leaves = branching**depth
-    tree = random_tree(branching, depth, 0, 10 * leaves, seed, distinct=True, root_player=root_player)
+    tree = random_tree(
+        branching, depth, 0, 10 * leaves, seed, distinct=True, root_player=root_player
+    )
     return GameTree(_sort_best_first(_thaw(tree.tree), root_player == MAX)[1], root_player)
 
 
