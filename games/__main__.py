@@ -1,0 +1,105 @@
+"""`python -m games play tictactoe|nim|connect4`: play in the terminal against a search agent."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from games.nim import Nim
+from games.play import DEFAULT_AGENT, load_agent, play, with_depth
+from games.protocol import Game, State
+from games.tictactoe import TicTacToe
+
+DEPTH_LIMITED_AGENT = "solutions:depth_limited_decision"
+
+
+@dataclass(frozen=True)
+class GameChoice:
+    """A game the command line offers: how to make it, how to enter moves, how deep to search."""
+
+    make: Callable[[], Game]
+    how_to_move: str
+    depth: int | None = None  # search depth when the default agent cannot search to the end
+
+
+def _connect_four() -> Game:
+    # Imported only when asked for, so the other games work without it.
+    try:
+        module = importlib.import_module("games.connect_four")
+        return module.ConnectFour()
+    except (ImportError, AttributeError) as error:
+        raise ValueError(f"Connect Four is not available yet ({error})") from error
+
+
+GAMES = {
+    "tictactoe": GameChoice(
+        TicTacToe, "Enter a square 0-8, numbered row by row:\n012\n345\n678\nX is MAX."
+    ),
+    "nim": GameChoice(
+        Nim,
+        'Enter a move as "heap count": "2 3" takes 3 objects from heap 2. '
+        "Whoever takes the last object wins.",
+    ),
+    "connect4": GameChoice(_connect_four, "Enter a column 1-7. X is MAX.", depth=4),
+}
+
+EPILOG = f"""\
+An agent is any function agent(game, state) -> action, named "module:function" and imported
+when the game starts (default {DEFAULT_AGENT}). Try your own with
+  python -m games play tictactoe --agent mymodule:my_decision
+  python -m games play nim --agent path/to/mycode.py:my_decision
+With --depth N the agent is called as agent(game, state, N, evaluate) instead (default agent
+{DEPTH_LIMITED_AGENT}); evaluate is --evaluate module:function, or a function scoring every
+unfinished position 0, so that the agent sees only wins and losses within N plies.
+Connect Four is too large to search to the end: it uses --depth 4 unless told otherwise."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m games", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    player = commands.add_parser(
+        "play",
+        help="play against a search agent",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    player.add_argument("game", choices=sorted(GAMES))
+    player.add_argument("--agent", help=f'"module:function" (default {DEFAULT_AGENT})')
+    player.add_argument("--first", choices=("human", "agent"), default="human")
+    player.add_argument("--depth", type=int, help="search this many plies, then evaluate")
+    player.add_argument("--evaluate", help='"module:function" scoring a state for MAX')
+    args = parser.parse_args(argv)
+
+    choice = GAMES[args.game]
+    depth = args.depth if args.depth is not None or args.agent else choice.depth
+    try:
+        game = choice.make()
+        if depth is None:
+            agent = load_agent(args.agent or DEFAULT_AGENT)
+        else:
+            if depth < 1:
+                raise ValueError(f"--depth must be at least 1, not {depth}")
+            decision = load_agent(args.agent or DEPTH_LIMITED_AGENT)
+            evaluate = load_agent(args.evaluate, "evaluation") if args.evaluate else _zero
+            agent = with_depth(decision, depth, evaluate)
+    except ValueError as error:
+        print(f"python -m games play: {error}", file=sys.stderr)
+        return 2
+    print(choice.how_to_move)
+    if depth is not None:
+        print(f"The agent looks {depth} plies ahead.")
+    play(game, agent, first=args.first)
+    return 0
+
+
+def _zero(state: State) -> float:
+    """Score every unfinished position as a draw."""
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
