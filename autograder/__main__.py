@@ -1,0 +1,5 @@
+"""Entry point for `python -m autograder`."""
+
+from autograder.cli import main
+
+raise SystemExit(main())

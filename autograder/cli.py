@@ -1,0 +1,166 @@
+"""`python -m autograder grade PATH... --out DIR`: grade a class and write grades and feedback."""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import hashlib
+import os
+import sys
+import tempfile
+import threading
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from autograder import grade as grading
+from autograder import report
+from autograder.load import discover, load
+from autograder.sandbox import Limits, build_import_view
+
+PACKAGES = ("autograder", "solutions", "games")
+
+
+def fingerprint() -> str:
+    """A hash of the grader, the reference and the toolkit: results are reused only if equal."""
+    digest = hashlib.sha256()
+    root = Path(__file__).resolve().parents[1]
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+class OutputLock:
+    """One grading run per output folder: a second one refuses with a clear message."""
+
+    def __init__(self, out: Path) -> None:
+        out.mkdir(parents=True, exist_ok=True)
+        self.path = out / ".grading.lock"
+        self.handle = open(self.path, "a+")  # noqa: SIM115 - held for the whole run
+
+    def __enter__(self) -> OutputLock:
+        try:
+            fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.handle.seek(0)
+            owner = self.handle.read().strip() or "another process"
+            self.handle.close()
+            raise SystemExit(
+                f"another grading run ({owner}) is writing to {self.path.parent}; wait for it to "
+                "finish or choose another --out folder"
+            ) from None
+        self.handle.seek(0)
+        self.handle.truncate()
+        self.handle.write(f"pid {os.getpid()}")
+        self.handle.flush()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        fcntl.flock(self.handle, fcntl.LOCK_UN)
+        self.handle.close()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    grade = commands.add_parser("grade", help="grade notebooks and write grades and feedback")
+    grade.add_argument("paths", nargs="+", type=Path, help="notebooks, .py files or folders")
+    grade.add_argument("--out", type=Path, required=True, help="folder for grades and feedback")
+    grade.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    grade.add_argument("--timeout", type=float, default=10.0, help="seconds per graded call")
+    grade.add_argument("--memory", type=int, default=2048, help="MiB per submission")
+    grade.add_argument("--force", action="store_true", help="regrade unchanged submissions")
+    grade.add_argument("--quiet", action="store_true", help="no progress bar or table")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    console = Console(quiet=args.quiet, width=None if sys.stdout.isatty() else 140)
+    if args.workers < 1:
+        console.print("--workers must be at least 1")
+        return 2
+    found = discover(args.paths)
+    for path, reason in found.skipped:
+        console.print(f"[yellow]skipped[/yellow] {path}: {reason}")
+    if not found.submissions:
+        console.print("no submissions found: give notebooks, .py files or folders of them")
+        return 2
+    limits = Limits(timeout=args.timeout, memory_mb=args.memory)
+    with OutputLock(args.out), tempfile.TemporaryDirectory(prefix="autograder-") as scratch:
+        records = run(found.submissions, args, limits, Path(scratch), console)
+        report.write_atomically(args.out / "grades.csv", report.grades_csv(records))
+    console.print(report.summary_table(records))
+    console.print(
+        f"grades: {args.out / 'grades.csv'}; feedback: {args.out}/<student>/feedback.html"
+    )
+    return 0
+
+
+def run(submissions, args, limits: Limits, scratch: Path, console: Console) -> list[dict]:
+    """Grade every submission (reusing unchanged results) and return their records."""
+    import nbformat  # slow to import: once per run
+
+    stamp = fingerprint()
+    grading.warm_up()
+    settings = grading.Settings(limits=limits, view=build_import_view(scratch))
+    records: dict[str, dict] = {}
+    pending = []
+    for submission in submissions:
+        loaded = load(submission, nbformat)
+        previous = report.load_student(args.out, submission.student)
+        if (
+            not args.force
+            and previous is not None
+            and previous.get("extra_data", {}).get("fingerprint") == stamp
+            and previous["extra_data"]["record"].get("digest") == loaded.digest
+        ):
+            records[submission.student] = previous["extra_data"]["record"]
+        else:
+            pending.append((submission, loaded))
+    if len(records):
+        console.print(
+            f"{len(records)} unchanged submission(s) already graded (use --force to regrade)"
+        )
+    stop = threading.Event()
+
+    def work(item):
+        submission, loaded = item
+        if stop.is_set():
+            return None
+        record = grading.grade(submission, loaded, settings)
+        report.save_student(args.out, record, stamp, grading.feedback(record))
+        return record
+
+    columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("grading", total=len(pending))
+        pool = ThreadPoolExecutor(max_workers=args.workers)
+        futures = {pool.submit(work, item): item[0].student for item in pending}
+        try:
+            remaining = set(futures)
+            while remaining:
+                done, remaining = wait(remaining, timeout=0.5, return_when=FIRST_COMPLETED)
+                for future in done:
+                    record = future.result()
+                    if record is not None:
+                        records[record["student"]] = record
+                    progress.advance(task)
+        except KeyboardInterrupt:
+            stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            console.print("interrupted: the students finished so far keep their results")
+            report.write_atomically(
+                args.out / "grades.csv", report.grades_csv(list(records.values()))
+            )
+            raise SystemExit(130) from None
+        pool.shutdown()
+    return list(records.values())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,206 @@
+"""Grade one submission: load it, run its functions in the sandbox, judge, and total the points."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from autograder import report
+from autograder.judge import expected, judge_group
+from autograder.load import Loaded, Submission
+from autograder.rules import FUNCTIONS, Rule, rules
+from autograder.sandbox import CallOutcome, Limits, StudentProcess
+from games import GameTree, backed_up_values, draw_tree, figure_to_data_uri
+
+MAX_RESTARTS = 5
+
+
+@dataclass(frozen=True)
+class Settings:
+    limits: Limits
+    view: Path
+
+
+def planned_calls(selected: tuple[Rule, ...]) -> list[tuple[str, object]]:
+    """Each (function, instance) pair once, in rule order: one call can serve several rules."""
+    seen, calls = set(), []
+    for rule in selected:
+        for group in rule.groups:
+            for instance in group.instances:
+                key = (group.function, id(instance))
+                if key not in seen:
+                    seen.add(key)
+                    calls.append((group.function, instance))
+    return calls
+
+
+def grade(submission: Submission, loaded: Loaded, settings: Settings) -> dict:
+    """Grade one submission and return its result record (plain, JSON-serialisable data)."""
+    started = time.monotonic()
+    record = {
+        "student": submission.student,
+        "files": [str(path) for path in submission.files],
+        "digest": loaded.digest,
+        "status": "graded",
+        "messages": list(loaded.notes),
+        "functions": [],
+        "output": "",
+    }
+    selected = rules()
+    if loaded.error:
+        record["status"] = loaded.error
+        record["messages"].append(f"{loaded.error}: no function could be graded")
+        return _total(record, selected, {}, started)
+    process = StudentProcess(loaded.cells, list(FUNCTIONS), settings.view, settings.limits)
+    try:
+        report = process.start()
+        for error in report.cell_errors:
+            record["messages"].append(_cell_message(submission, error))
+        if report.status != "loaded":
+            record["status"] = f"could not load the submission: {report.error}"
+            record["messages"].append(
+                f"loading the submission failed ({report.error}); nothing could be graded"
+            )
+            record["output"] = process.output()
+            return _total(record, selected, {}, started)
+        record["functions"] = report.functions
+        for missing in sorted(set(FUNCTIONS) - set(report.functions)):
+            record["messages"].append(
+                f"{missing} is not defined (or not a function) in your notebook: its rules score 0"
+            )
+        outcomes = _run_calls(process, report.functions, planned_calls(selected), record)
+        record["output"] = process.output()
+    finally:
+        process.close()
+    return _total(record, selected, outcomes, started)
+
+
+def _run_calls(process: StudentProcess, defined: list[str], calls: list, record: dict) -> dict:
+    outcomes: dict = {}
+    broken: dict[str, str] = {}
+    restarts = 0
+    for function, instance in calls:
+        key = (function, id(instance))
+        if function not in defined:
+            outcomes[key] = CallOutcome("skipped", error=f"{function} is not defined")
+            continue
+        if function in broken:
+            outcomes[key] = CallOutcome("skipped", error=broken[function])
+            continue
+        if not process.alive:
+            if restarts >= MAX_RESTARTS:
+                outcomes[key] = CallOutcome("skipped", error="the submission crashed too often")
+                continue
+            restarts += 1
+            process.start()
+        outcome = process.call(
+            function,
+            instance.game,
+            instance.state,
+            instance.args,
+            evaluate=instance.evaluate,
+            record=isinstance(instance.game, GameTree),
+        )
+        outcomes[key] = outcome
+        if outcome.status in ("timeout", "crashed"):
+            broken[function] = (
+                f"not run: {function} already failed on '{instance.name}' ({outcome.error})"
+            )
+            record["messages"].append(
+                f"{function} on '{instance.name}': {outcome.error}; its other instances were "
+                "not run, and the other functions were still graded"
+            )
+    return outcomes
+
+
+def _cell_message(submission: Submission, error: dict) -> str:
+    where = f"code cell {error['cell']}"
+    if error.get("line"):
+        where += f", line {error['line']}"
+    name = submission.files[0].name if submission.files else submission.student
+    kind = "has a syntax error" if error["kind"] == "syntax" else "raised an exception"
+    return f"{where} of {name} {kind}: {error['error']}; the other cells were still run"
+
+
+def _total(record: dict, selected: tuple[Rule, ...], outcomes: dict, started: float) -> dict:
+    results = []
+    for rule in selected:
+        groups = []
+        for group in rule.groups:
+            if outcomes:
+                verdicts = [v.to_dict() for v in judge_group(rule, group, outcomes)]
+            else:
+                verdicts = []
+            passed = bool(verdicts) and all(v["passed"] for v in verdicts)
+            groups.append(
+                {
+                    "name": group.name,
+                    "function": group.function,
+                    "points": group.points if passed else 0,
+                    "max_points": group.points,
+                    "verdicts": verdicts,
+                }
+            )
+        results.append(
+            {
+                "id": rule.id,
+                "description": rule.description,
+                "points": sum(g["points"] for g in groups),
+                "max_points": rule.points,
+                "groups": groups,
+            }
+        )
+    record["rules"] = results
+    record["score"] = sum(r["points"] for r in results)
+    record["max_score"] = sum(r["max_points"] for r in results)
+    record["seconds"] = round(time.monotonic() - started, 3)
+    return record
+
+
+def warm_up() -> None:
+    """Compute every reference answer now, once, before any worker starts."""
+    for rule in rules():
+        for group in rule.groups:
+            for instance in group.instances:
+                expected(group.function, instance)
+
+
+def feedback(record: dict) -> str:
+    """The feedback page, with tree drawings for lost pruning points on small trees."""
+    figures = {}
+    for rule in record["rules"]:
+        for group in rule["groups"]:
+            failed = [v for v in group["verdicts"] if not v["passed"]]
+            for index, verdict in enumerate(failed[:3]):
+                if verdict.get("reference_visited"):
+                    figures[(rule["id"], group["name"], index)] = _drawing(verdict)
+    return report.feedback_html(record, figures)
+
+
+@cache
+def _small_trees() -> dict[str, GameTree]:
+    return {
+        instance.picture(): instance.game
+        for rule in rules()
+        for group in rule.groups
+        for instance in group.instances
+        if instance.small_tree
+    }
+
+
+def _drawing(verdict: dict) -> str:
+    tree = _small_trees().get(verdict["picture"])
+    if tree is None:
+        return ""
+    yours = {tuple(path) for path in verdict["visited"]}
+    reference = {tuple(path) for path in verdict["reference_visited"]}
+    figure = draw_tree(
+        tree,
+        visited=yours,
+        values=backed_up_values(tree),
+        compare_visited=reference,
+        title="your search (coloured where it differs from the reference)",
+    )
+    return figure_to_data_uri(figure)

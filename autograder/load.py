@@ -1,0 +1,166 @@
+"""Find the submissions under the given paths and read each one's code cells."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SUFFIXES = (".ipynb", ".py")
+_MAGIC = re.compile(r"^(\s*)([%!])(.*)$")
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One student's files (usually one notebook) under a student id."""
+
+    student: str
+    files: tuple[Path, ...]
+
+
+@dataclass
+class Loaded:
+    """A submission's code cells, or why they could not be read."""
+
+    cells: list[tuple[int, str]] = field(default_factory=list)
+    error: str = ""
+    notes: list[str] = field(default_factory=list)
+    digest: str = ""
+
+
+@dataclass
+class Discovery:
+    submissions: list[Submission]
+    skipped: list[tuple[Path, str]]
+
+
+def discover(paths: list[Path]) -> Discovery:
+    """Turn PATH arguments into submissions, one per student.
+
+    A PATH is a notebook or Python file (the stem is the student id), a folder of them, or an
+    nbgrader course folder / `submitted` folder laid out as `submitted/<student>/<assignment>/`.
+    Files that are neither notebooks nor Python files are listed as skipped, with the reason.
+    """
+    found: dict[str, list[Path]] = {}
+    skipped: list[tuple[Path, str]] = []
+    for path in paths:
+        path = Path(path)
+        if not path.exists():
+            skipped.append((path, "no such file or folder"))
+        elif path.is_file():
+            _add_file(path, path.stem, found, skipped)
+        elif (path / "submitted").is_dir():
+            _add_nbgrader(path / "submitted", found, skipped)
+        elif path.name == "submitted":
+            _add_nbgrader(path, found, skipped)
+        else:
+            for entry in sorted(path.iterdir()):
+                if entry.name.startswith("."):
+                    continue
+                if entry.is_dir():
+                    skipped.append((entry, "a folder inside a class folder (not nbgrader layout)"))
+                else:
+                    _add_file(entry, entry.stem, found, skipped)
+    submissions = []
+    for student, files in sorted(found.items()):
+        submissions.append(Submission(student, tuple(files)))
+    return Discovery(submissions, skipped)
+
+
+def _add_file(path: Path, student: str, found: dict, skipped: list) -> None:
+    if path.suffix not in SUFFIXES:
+        skipped.append((path, f"not a notebook or Python file ({path.suffix or 'no suffix'})"))
+        return
+    if student in found:
+        skipped.append((path, f"a second file for student {student!r}; the first one is graded"))
+        return
+    found[student] = [path]
+
+
+def _add_nbgrader(submitted: Path, found: dict, skipped: list) -> None:
+    for student_dir in sorted(p for p in submitted.iterdir() if p.is_dir()):
+        files = sorted(
+            f
+            for f in student_dir.rglob("*")
+            if f.suffix == ".ipynb" and ".ipynb_checkpoints" not in f.parts
+        )
+        if files:
+            found[student_dir.name] = files
+        else:
+            skipped.append((student_dir, "no notebook in this student's folder"))
+
+
+def strip_magics(source: str) -> tuple[str, bool]:
+    """Comment out IPython magics and shell escapes; return the code and whether any were found.
+
+    A cell magic (`%%time`, `%%capture`) applies to the whole cell: its first line is dropped
+    and the body is kept, except for `%%bash`/`%%sh`/`%%script` and friends, whose body is not
+    Python and is dropped too.
+    """
+    lines = source.splitlines()
+    if lines and lines[0].lstrip().startswith("%%"):
+        magic = lines[0].lstrip()[2:].split()[0] if lines[0].lstrip()[2:].split() else ""
+        if magic not in {"time", "timeit", "capture", "prun"}:
+            return "# cell magic removed by the grader\n", True
+        lines = ["# " + lines[0], *lines[1:]]
+    changed = False
+    kept = []
+    for line in lines:
+        match = _MAGIC.match(line)
+        if match:
+            indent = match.group(1)
+            kept.append(
+                f"{indent}pass  # magic removed by the grader: {match.group(2)}{match.group(3)}"
+            )
+            changed = True
+        else:
+            kept.append(line)
+    return "\n".join(kept), changed
+
+
+def load(submission: Submission, nbformat) -> Loaded:
+    """Read the code cells of every file of `submission`, in order.
+
+    `nbformat` is passed in so that it is imported once per run (it is slow to import).
+    """
+    loaded = Loaded()
+    digest = hashlib.sha256()
+    index = 1  # code cells are numbered from 1, as a student counts them
+    for path in submission.files:
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            loaded.error = f"{path.name} could not be read: {error.strerror}"
+            return loaded
+        digest.update(data)
+        if path.suffix == ".py":
+            try:
+                loaded.cells.append((index, data.decode("utf-8")))
+            except UnicodeDecodeError:
+                loaded.error = f"{path.name} is not UTF-8 text"
+                return loaded
+            index += 1
+            continue
+        try:
+            notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
+        except Exception as error:  # noqa: BLE001 - nbformat raises many kinds
+            loaded.error = f"{path.name} is not a valid notebook ({_first_line(error)})"
+            return loaded
+        for cell in notebook.get("cells", []):
+            if cell.get("cell_type") != "code":
+                continue
+            source, changed = strip_magics(cell.get("source", ""))
+            if changed:
+                loaded.notes.append(f"cell {index}: IPython magics and shell commands were skipped")
+            loaded.cells.append((index, source))
+            index += 1
+    loaded.digest = digest.hexdigest()
+    if not loaded.cells:
+        loaded.error = "the submission has no code cells"
+    return loaded
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip().splitlines()
+    return text[0][:200] if text else type(error).__name__

@@ -1,0 +1,353 @@
+"""Run one submission in its own process, with limits, serving it games it cannot tamper with."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import resource
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import games
+from games.protocol import Game
+
+RUNNER = Path(__file__).with_name("runner.py")
+HIDDEN_PACKAGES = ("solutions", "autograder", "tests", "examples")
+MAX_MESSAGE = 1 << 20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one submission may use. `timeout` is wall-clock seconds per graded call."""
+
+    timeout: float = 10.0
+    load_timeout: float = 30.0
+    cpu_seconds: int = 300
+    memory_mb: int = 2048
+    output_kb: int = 256
+
+
+@dataclass
+class CallOutcome:
+    """What came back from one call of a student's function, as plain data."""
+
+    status: str  # "returned", "raised", "timeout", "crashed", "skipped"
+    value: Any = None
+    error: str = ""
+    traceback: str = ""
+    states_generated: int = 0
+    generated: list = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
+class LoadReport:
+    """How loading the submission's cells went."""
+
+    status: str  # "loaded", "timeout", "crashed"
+    cell_errors: list = field(default_factory=list)
+    functions: list = field(default_factory=list)
+    error: str = ""
+
+
+class SandboxError(Exception):
+    """The student process broke the protocol, died or ran out of time."""
+
+    def __init__(self, status: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def build_import_view(root: Path) -> Path:
+    """Make a directory that holds what a submission may import, and nothing of the grader.
+
+    Every entry of the interpreter's site-packages is linked except the course's own hidden
+    packages and the `.pth` hooks of an editable install; `games` is copied. The student process
+    runs with `-I -S` and this directory plus the standard library as its only path.
+    """
+    view = root / "site"
+    view.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(Path(games.__file__).parent, view / "games", ignore=_ignore_caches)
+    seen = {"games"}
+    for key in ("purelib", "platlib"):
+        site = Path(sysconfig.get_paths()[key])
+        if not site.is_dir():
+            continue
+        for entry in sorted(site.iterdir()):
+            name = entry.name
+            hidden = name.split(".")[0].split("-")[0] in HIDDEN_PACKAGES
+            editable = name.startswith("__editable__") or name.endswith(".pth")
+            if name in seen or hidden or editable or "adversarial_search_course" in name:
+                continue
+            seen.add(name)
+            (view / name).symlink_to(entry)
+    return view
+
+
+def _ignore_caches(_directory: str, names: list[str]) -> list[str]:
+    return [name for name in names if name == "__pycache__"]
+
+
+def _limit_resources(limits: Limits) -> None:
+    """Applied in the child between fork and exec."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long write fails instead of killing
+    memory = limits.memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+    output = limits.output_kb * 1024
+    resource.setrlimit(resource.RLIMIT_FSIZE, (output, output))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+class StudentProcess:
+    """One running submission: load its cells once, then call its functions on served games."""
+
+    def __init__(self, cells: list, wanted: list[str], view: Path, limits: Limits) -> None:
+        self.cells = cells
+        self.wanted = wanted
+        self.view = view
+        self.limits = limits
+        self.workdir = Path(tempfile.mkdtemp(prefix="student-"))
+        self.process: subprocess.Popen | None = None
+        self._buffer = b""
+        self._tokens = random.Random(os.urandom(16))
+
+    # -- life cycle ---------------------------------------------------------------------
+
+    def start(self) -> LoadReport:
+        """Start the process and run the submission's cells; never raises."""
+        to_child_read, to_child_write = os.pipe()
+        from_child_read, from_child_write = os.pipe()
+        output = open(self.workdir / "output.txt", "ab")  # noqa: SIM115 - handed to the child
+        shutil.copy(RUNNER, self.workdir / "_grader_runner.py")
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(self.workdir),
+            "MPLBACKEND": "Agg",
+            "PYTHONHASHSEED": "0",
+            "LANG": "C.UTF-8",
+            "PYTHONPATH": "",
+        }
+        path = [str(self.view), *_standard_library_paths()]
+        bootstrap = (
+            f"import sys; sys.path[:] = {path!r}; sys.argv = sys.argv[1:]; "
+            "import runpy; runpy.run_path(sys.argv[0], run_name='__main__')"
+        )
+        command = [
+            sys.executable, "-I", "-S", "-B", "-u", "-c", bootstrap,
+            "_grader_runner.py", str(to_child_read), str(from_child_write),
+        ]  # fmt: skip
+        try:
+            self.process = subprocess.Popen(
+                command,
+                cwd=self.workdir,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=output,
+                pass_fds=(to_child_read, from_child_write),
+                start_new_session=True,
+                preexec_fn=lambda: _limit_resources(self.limits),
+            )
+        finally:
+            output.close()
+            os.close(to_child_read)
+            os.close(from_child_write)
+        self._write_fd, self._read_fd = to_child_write, from_child_read
+        self._buffer = b""
+        try:
+            self._send({"op": "load", "cells": self.cells, "wanted": self.wanted})
+            reply = self._receive(time.monotonic() + self.limits.load_timeout)
+        except SandboxError as error:
+            self.stop()
+            return LoadReport(status=error.status, error=str(error))
+        if reply.get("op") != "loaded":
+            self.stop()
+            return LoadReport(status="crashed", error="the submission answered out of turn")
+        functions = [name for name in reply.get("functions", []) if name in self.wanted]
+        return LoadReport("loaded", list(reply.get("cells", []))[:50], functions)
+
+    def stop(self) -> None:
+        """Kill the process and everything it started in its session."""
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+            self.process = None
+        for fd in ("_write_fd", "_read_fd"):
+            if getattr(self, fd, None) is not None:
+                os.close(getattr(self, fd))
+                setattr(self, fd, None)
+
+    def close(self) -> None:
+        """Stop the process and delete its working directory."""
+        self.stop()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def output(self, limit: int = 4000) -> str:
+        """The first `limit` characters the submission printed."""
+        try:
+            with open(self.workdir / "output.txt", "rb") as handle:
+                return handle.read(limit).decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    # -- calls --------------------------------------------------------------------------
+
+    def call(
+        self,
+        function: str,
+        game: Game,
+        state: Any,
+        args: tuple = (),
+        evaluate=None,
+        record: bool = False,
+    ) -> CallOutcome:
+        """Call `function(game, state, *args[, evaluate])` in the student process.
+
+        The student's search receives a proxy of `game`; every child it asks for is generated
+        here and counted. The process is killed on a time-out or a broken protocol; the caller
+        may start it again for the next call.
+        """
+        tokens: dict[int, Any] = {}
+        root = self._token(tokens, state)
+        started = time.monotonic()
+        deadline = started + self.limits.timeout
+        outcome = CallOutcome(status="crashed")
+        try:
+            self._send(
+                {
+                    "op": "call",
+                    "function": function,
+                    "root": root,
+                    "info": _info(game, state, evaluate),
+                    "args": list(args),
+                    "evaluate": evaluate is not None,
+                }
+            )
+            while True:
+                message = self._receive(deadline)
+                op = message.get("op")
+                if op == "result":
+                    parent = tokens.get(message.get("state"))
+                    index = message.get("action")
+                    legal = game.actions(parent) if parent is not None else []
+                    if parent is None or type(index) is not int or not 0 <= index < len(legal):
+                        self._send({"error": "the grader refused a request for an unknown state"})
+                        continue
+                    child = game.result(parent, legal[index])
+                    outcome.states_generated += 1
+                    if record:
+                        outcome.generated.append(child)
+                    token = self._token(tokens, child)
+                    self._send({"state": token, "info": _info(game, child, evaluate)})
+                elif op == "return":
+                    outcome.status, outcome.value = "returned", message.get("value")
+                    break
+                elif op == "raised":
+                    outcome.status = "raised"
+                    outcome.error = str(message.get("error", ""))[:2000]
+                    outcome.traceback = str(message.get("traceback", ""))[:4000]
+                    break
+                else:
+                    raise SandboxError("crashed", "the submission sent a message out of protocol")
+        except SandboxError as error:
+            outcome.status, outcome.error = error.status, str(error)
+            self.stop()
+        outcome.seconds = time.monotonic() - started
+        return outcome
+
+    def _token(self, tokens: dict[int, Any], state: Any) -> int:
+        token = self._tokens.getrandbits(48)
+        tokens[token] = state
+        return token
+
+    # -- the pipe -----------------------------------------------------------------------
+
+    def _send(self, message: dict) -> None:
+        data = json.dumps(message).encode() + b"\n"
+        try:
+            while data:
+                written = os.write(self._write_fd, data)
+                data = data[written:]
+        except (BrokenPipeError, OSError, TypeError) as error:
+            raise SandboxError("crashed", self._death_message()) from error
+
+    def _receive(self, deadline: float) -> dict:
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise SandboxError("timeout", f"no answer within {self.limits.timeout:g} s")
+            ready, _, _ = select.select([self._read_fd], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(self._read_fd, 65536)
+            if not chunk:
+                raise SandboxError("crashed", self._death_message())
+            self._buffer += chunk
+            if len(self._buffer) > MAX_MESSAGE:
+                raise SandboxError("crashed", "the submission sent an over-long message")
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        try:
+            message = json.loads(line)
+        except ValueError as error:
+            raise SandboxError("crashed", "the submission sent a malformed message") from error
+        if not isinstance(message, dict):
+            raise SandboxError("crashed", "the submission sent a malformed message")
+        return message
+
+    def _death_message(self) -> str:
+        if self.process is None:
+            return "the submission's process is not running"
+        try:
+            code = self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return "the submission closed its channel to the grader"
+        if code < 0:
+            name = signal.Signals(-code).name
+            reasons = {
+                "SIGXCPU": "it used up its CPU-time limit",
+                "SIGKILL": "it was killed (out of memory, or a limit was hit)",
+                "SIGSEGV": "it crashed (often unbounded recursion with a raised recursion limit)",
+            }
+            return f"the submission's process died with {name}: {reasons.get(name, 'a signal')}"
+        return f"the submission's process exited with code {code} (sys.exit or os._exit?)"
+
+
+def _standard_library_paths() -> list[str]:
+    """The grader's own import path entries that belong to the standard library."""
+    base = os.path.realpath(sys.base_prefix)
+    return [
+        entry
+        for entry in sys.path
+        if entry and os.path.realpath(entry).startswith(base) and "site-packages" not in entry
+    ]
+
+
+def _info(game: Game, state: Any, evaluate) -> dict:
+    """Everything about a state that a search may read, as JSON data."""
+    terminal = game.is_terminal(state)
+    info = {
+        "p": game.to_move(state),
+        "a": [] if terminal else game.actions(state),
+        "t": terminal,
+        "u": game.utility(state) if terminal else None,
+    }
+    if evaluate is not None:
+        info["e"] = evaluate(state)
+    return info
