@@ -168,14 +168,22 @@ def warm_up() -> None:
 
 
 def feedback(record: dict) -> str:
-    """The feedback page, with tree drawings for lost pruning points on small trees."""
+    """The feedback page, with a tree drawing for each lost pruning group.
+
+    The drawing shows the first small tree of the group on which the student's search generated
+    different states from the reference, even if that instance stayed under the threshold: it
+    is the clearest picture of what the search does differently.
+    """
     figures = {}
     for rule in record["rules"]:
         for group in rule["groups"]:
-            failed = [v for v in group["verdicts"] if not v["passed"]]
-            for index, verdict in enumerate(failed[:3]):
-                if verdict.get("reference_visited"):
-                    figures[(rule["id"], group["name"], index)] = _drawing(verdict)
+            if group["points"] == group["max_points"]:
+                continue
+            for verdict in group["verdicts"]:
+                yours, reference = verdict.get("visited"), verdict.get("reference_visited")
+                if reference and yours and set(map(tuple, yours)) != set(map(tuple, reference)):
+                    figures[(rule["id"], group["name"])] = (verdict, _drawing(verdict))
+                    break
     return report.feedback_html(record, figures)
 
 

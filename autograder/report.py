@@ -180,7 +180,7 @@ dt { font-weight: 600; } dd { margin: 0 0 .4rem 0; }
 """
 
 
-def feedback_html(record: dict, figures: dict[tuple[str, str, int], str] | None = None) -> str:
+def feedback_html(record: dict, figures: dict[tuple[str, str], tuple] | None = None) -> str:
     """A self-contained page: every lost point with the instance, expected, got and a hint."""
     figures = figures or {}
     esc = html.escape
@@ -223,12 +223,12 @@ def feedback_html(record: dict, figures: dict[tuple[str, str, int], str] | None 
                 parts.append(f"<p class='ok'>All {len(verdicts)} instances passed.</p>")
             else:
                 parts.append(f"<p>{len(verdicts) - len(failed)} of {len(verdicts)} passed.</p>")
-            for index, verdict in enumerate(failed[:3]):
-                parts.append(
-                    _verdict_html(verdict, figures.get((rule["id"], group["name"], index)))
-                )
+            for verdict in failed[:3]:
+                parts.append(_verdict_html(verdict))
             if len(failed) > 3:
                 parts.append(f"<p>... and {len(failed) - 3} more instances failed.</p>")
+            if (rule["id"], group["name"]) in figures:
+                parts.append(_figure_html(*figures[(rule["id"], group["name"])]))
             parts.append("</div>")
     if record.get("output"):
         parts.append("<h2>What your notebook printed (first lines)</h2>")
@@ -237,7 +237,7 @@ def feedback_html(record: dict, figures: dict[tuple[str, str, int], str] | None 
     return "\n".join(parts)
 
 
-def _verdict_html(verdict: dict, figure: str | None) -> str:
+def _verdict_html(verdict: dict) -> str:
     esc = html.escape
     rows = [
         "<div class='verdict'>",
@@ -248,13 +248,21 @@ def _verdict_html(verdict: dict, figure: str | None) -> str:
     ]
     if verdict.get("hint"):
         rows.append(f"<p class='hint'><b>Hint:</b> {esc(verdict['hint'])}</p>")
-    if figure:
-        rows.append(
-            f"<p>The tree: nodes only your search generated and nodes only the reference "
-            f"generated are coloured.</p><img alt='game tree' src='{figure}'>"
-        )
     rows.append("</div>")
     return "\n".join(rows)
+
+
+def _figure_html(verdict: dict, figure: str) -> str:
+    if not figure:
+        return ""
+    return (
+        f"<div class='verdict'><p><b>Where your search differs, on a small tree</b> "
+        f"({html.escape(verdict['instance'])}): you generated {verdict['states']:,} states, "
+        f"the reference {len(verdict['reference_visited']):,}. Nodes only your search generated "
+        f"and nodes only the reference generated are coloured; grey dashed branches were pruned."
+        f"</p><img alt='the game tree with the states each search generated' src='{figure}'>"
+        f"</div>"
+    )
 
 
 def _class(points: float, maximum: float) -> str:

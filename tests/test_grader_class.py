@@ -1,0 +1,173 @@
+"""Grading the bundled example class: every mutant loses exactly the rules its mistake breaks."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from autograder.cli import main
+from autograder.rules import RULE_IDS
+
+ROOT = Path(__file__).resolve().parents[1]
+CLASS = ROOT / "examples" / "class"
+
+# The rules each student must lose points on; every other rule must be at full marks.
+DECISIONS = {"minimax_decision", "alphabeta_decision"}
+VALUES = {"minimax_value", "alphabeta_value"}
+ALPHABETA = {"alphabeta_value", "alphabeta_decision", "alphabeta_pruning"}
+DEPTH = {"depth_limited_value", "depth_limited_decision"}
+EVERYTHING = set(RULE_IDS)
+LOSES = {
+    "alice_correct": set(),
+    "bob_last_ties": set(),
+    "carol_negamax": set(),
+    "wendy_noisy_but_correct": set(),
+    "dan_strict_cutoff": {"alphabeta_pruning"},
+    "erin_max_starts_at_zero": VALUES | DECISIONS | {"alphabeta_pruning"},
+    "frank_swapped_window": ALPHABETA,
+    "grace_min_never_cuts": {"alphabeta_pruning"},
+    "heidi_root_picks_min": DECISIONS | {"alphabeta_pruning"},
+    "ivan_returns_child": DECISIONS | {"alphabeta_pruning", "depth_limited_decision"},
+    "judy_no_alternation": EVERYTHING,
+    "mallory_fresh_window": {"alphabeta_pruning"},
+    "niaj_eager_children": {"alphabeta_pruning"},
+    "olivia_wrong_side_eval": DEPTH,
+    "peggy_last_child": DECISIONS | {"alphabeta_pruning", "depth_limited_decision"},
+    "quentin_partial": ALPHABETA | DEPTH,
+    "rupert_broken_json": EVERYTHING,
+    "sybil_syntax_error": ALPHABETA,
+    "trent_infinite_loop": ALPHABETA,
+    "ursula_unit_sentinels": VALUES | DECISIONS | {"alphabeta_pruning"},
+    "victor_no_terminal_test": DEPTH,
+    "walter_textbook_depth": DEPTH,
+    "xavier_random_moves": EVERYTHING,
+    "xena_value_or_heuristic": DEPTH,
+    "yolanda_beta_min_alpha": {"alphabeta_value", "alphabeta_pruning"},
+    "yves_empty": EVERYTHING,
+    "zack_first_action": EVERYTHING,
+    "zoe_cutoff_not_passed_up": {"alphabeta_pruning"},
+}
+SCORES_NOTHING = {"judy_no_alternation", "rupert_broken_json", "xavier_random_moves",
+                  "yves_empty", "zack_first_action"}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("grades")
+    assert main(["grade", str(CLASS), "--out", str(out), "--workers", "2", "--quiet"]) == 0
+    return out
+
+
+def _rows(out: Path) -> dict[str, dict]:
+    with open(out / "grades.csv", newline="") as handle:
+        return {row["student"]: row for row in csv.DictReader(handle)}
+
+
+def _record(out: Path, student: str) -> dict:
+    return json.loads((out / student / "results.json").read_text())["extra_data"]["record"]
+
+
+def test_grades_csv_has_one_row_per_student_and_the_documented_columns(graded: Path) -> None:
+    with open(graded / "grades.csv", newline="") as handle:
+        header = next(csv.reader(handle))
+    assert header == ["student", "score", "max_score", *RULE_IDS, "status"]
+    assert set(_rows(graded)) == set(LOSES)
+
+
+@pytest.mark.parametrize("student", sorted(LOSES))
+def test_each_student_loses_exactly_the_rules_its_mistake_breaks(graded: Path, student: str):
+    record = _record(graded, student)
+    lost = {rule["id"] for rule in record["rules"] if rule["points"] < rule["max_points"]}
+    assert lost == LOSES[student], record["messages"]
+    if student in SCORES_NOTHING:
+        assert record["score"] == 0
+
+
+def test_correct_submissions_with_any_tie_breaking_score_full_marks(graded: Path) -> None:
+    rows = _rows(graded)
+    for student in ("alice_correct", "bob_last_ties", "carol_negamax", "wendy_noisy_but_correct"):
+        assert rows[student]["score"] == "100" and rows[student]["status"] == "graded"
+
+
+def test_strict_cutoff_keeps_pruning_points_without_ties_and_loses_only_the_tie_group(
+    graded: Path,
+) -> None:
+    pruning = next(r for r in _record(graded, "dan_strict_cutoff")["rules"]
+                   if r["id"] == "alphabeta_pruning")  # fmt: skip
+    lost = [g for g in pruning["groups"] if g["points"] < g["max_points"]]
+    assert [g["name"] for g in lost] == ["tic-tac-toe (ties everywhere)"]
+    assert pruning["points"] == 15
+    hint = next(v for v in lost[0]["verdicts"] if not v["passed"])["hint"]
+    assert "strict cut-off" in hint and "ties would prune" in hint
+
+
+@pytest.mark.parametrize(
+    "student, words",
+    [
+        ("mallory_fresh_window", "fresh (-inf, +inf) window"),
+        ("niaj_eager_children", "generated before the loop"),
+        ("erin_max_starts_at_zero", "starts its running value at 0"),
+        ("judy_no_alternation", "every level maximises"),
+        ("walter_textbook_depth", "one ply further"),
+        ("heidi_root_picks_min", "is max/min the right way round"),
+        ("yolanda_beta_min_alpha", "fewer states than a correct alpha-beta"),
+    ],
+)
+def test_feedback_names_the_likely_mistake(graded: Path, student: str, words: str) -> None:
+    assert words in (graded / student / "feedback.html").read_text()
+
+
+def test_a_broken_notebook_gets_a_clear_status_and_the_class_is_still_graded(graded: Path):
+    rows = _rows(graded)
+    assert "is not a valid notebook" in rows["rupert_broken_json"]["status"]
+    assert rows["rupert_broken_json"]["score"] == "0"
+    assert rows["alice_correct"]["score"] == "100"
+
+
+def test_a_syntax_error_names_the_cell_and_the_other_functions_are_graded(graded: Path):
+    record = _record(graded, "sybil_syntax_error")
+    assert any("syntax error" in m and "code cell" in m for m in record["messages"])
+    assert record["score"] == 55
+
+
+def test_an_infinite_loop_costs_only_that_function(graded: Path) -> None:
+    record = _record(graded, "trent_infinite_loop")
+    assert any("no answer within" in m for m in record["messages"])
+    assert record["score"] == 55
+
+
+def test_missing_and_unimplemented_functions_are_reported_by_name(graded: Path) -> None:
+    empty = _record(graded, "yves_empty")
+    assert any(m.startswith("minimax_value is not defined") for m in empty["messages"])
+    partial = (graded / "quentin_partial" / "feedback.html").read_text()
+    assert "not implemented" in partial
+
+
+def test_results_json_follows_the_gradescope_format(graded: Path) -> None:
+    results = json.loads((graded / "erin_max_starts_at_zero" / "results.json").read_text())
+    assert results["score"] == sum(test["score"] for test in results["tests"])
+    for test in results["tests"]:
+        assert set(test) >= {"name", "score", "max_score", "output"}
+    assert [t["name"].split(":")[0] for t in results["tests"]] == list(RULE_IDS)
+
+
+def test_feedback_is_self_contained_and_draws_small_trees_on_lost_pruning(graded: Path):
+    page = (graded / "mallory_fresh_window" / "feedback.html").read_text()
+    assert "data:image/png;base64," in page
+    assert "http://" not in page and "https://" not in page and "<link" not in page
+
+
+def test_rerunning_skips_unchanged_students_and_force_regrades(graded: Path, capsys) -> None:
+    before = (graded / "grades.csv").read_text()
+    stamp = (graded / "alice_correct" / "results.json").stat().st_mtime_ns
+    assert main(["grade", str(CLASS / "alice_correct.ipynb"), "--out", str(graded)]) == 0
+    assert "already graded" in capsys.readouterr().out
+    assert (graded / "alice_correct" / "results.json").stat().st_mtime_ns == stamp
+    assert main(["grade", str(CLASS / "alice_correct.ipynb"), "--out", str(graded),
+                 "--force", "--quiet"]) == 0  # fmt: skip
+    assert (graded / "alice_correct" / "results.json").stat().st_mtime_ns != stamp
+    assert _record(graded, "alice_correct")["score"] == 100
+    assert before.count("\n") == len(LOSES) + 1

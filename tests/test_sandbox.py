@@ -1,0 +1,214 @@
+"""Broken and hostile submissions: each loses what it broke, and nothing leaks or survives."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.grade import Settings, grade
+from autograder.load import Submission, load
+from autograder.reference import reference_source
+from autograder.sandbox import Limits, StudentProcess, build_import_view
+from games import TicTacToe
+
+FAST = Limits(timeout=3.0, load_timeout=5.0, memory_mb=512, output_kb=64)
+
+
+@pytest.fixture(scope="module")
+def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_import_view(tmp_path_factory.mktemp("view"))
+
+
+def grade_source(source: str, directory: Path, view: Path, name: str = "student") -> dict:
+    path = directory / f"{name}.py"
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    submission = Submission(name, (path,))
+    return grade(submission, load(submission, nbformat), Settings(FAST, view))
+
+
+def points(record: dict) -> dict[str, float]:
+    return {rule["id"]: rule["points"] for rule in record["rules"]}
+
+
+def with_reference(extra: str) -> str:
+    """The reference solutions followed by `extra`, which may redefine some of them."""
+    return reference_source() + "\n" + textwrap.dedent(extra)
+
+
+def test_the_reference_source_scores_full_marks(tmp_path: Path, view: Path) -> None:
+    record = grade_source(reference_source(), tmp_path, view)
+    assert record["score"] == 100 and record["status"] == "graded"
+
+
+def test_an_object_that_equals_everything_earns_nothing(tmp_path: Path, view: Path) -> None:
+    record = grade_source(
+        with_reference(
+            """
+            class Anything:
+                def __eq__(self, other): return True
+                def __ne__(self, other): return False
+                def __float__(self): return 0.0
+                __hash__ = object.__hash__
+            def minimax_value(game, state): return Anything()
+            def minimax_decision(game, state): return Anything()
+            """
+        ),
+        tmp_path,
+        view,
+    )
+    assert points(record)["minimax_value"] == 0 and points(record)["minimax_decision"] == 0
+    assert points(record)["alphabeta_value"] == 15
+    verdict = record["rules"][0]["groups"][0]["verdicts"][0]
+    assert "object of type" in verdict["got"]
+
+
+def test_booleans_are_not_numbers_and_int_subclasses_are_read_by_value(
+    tmp_path: Path, view: Path
+) -> None:
+    record = grade_source(
+        with_reference(
+            """
+            _real = minimax_value
+            class Liar(int):
+                def __eq__(self, other): return True
+                __hash__ = int.__hash__
+            def minimax_value(game, state):
+                value = _real(game, state)
+                return value == 1 if value in (0, 1) else Liar(value + 1)
+            """
+        ),
+        tmp_path,
+        view,
+    )
+    assert points(record)["minimax_value"] == 0
+    hints = [v["hint"] for g in record["rules"][0]["groups"] for v in g["verdicts"]]
+    assert any("not a number here" in hint for hint in hints)
+
+
+def test_importing_solutions_or_autograder_fails_inside_the_sandbox(view: Path) -> None:
+    cells = [
+        (1, "import importlib\nfound = []\n"),
+        (
+            2,
+            "for name in ('solutions', 'autograder'):\n"
+            "    try:\n        importlib.import_module(name); found.append(name)\n"
+            "    except ImportError:\n        pass\n",
+        ),  # fmt: skip
+        (3, "def minimax_value(game, state):\n    return len(found)\n"),
+    ]
+    process = StudentProcess(cells, ["minimax_value"], view, FAST)
+    try:
+        assert process.start().status == "loaded"
+        outcome = process.call("minimax_value", TicTacToe(), "XXXOO....")
+        assert outcome.status == "returned" and outcome.value == 0
+    finally:
+        process.close()
+
+
+def test_exiting_at_import_is_reported_and_scores_zero(tmp_path: Path, view: Path) -> None:
+    record = grade_source("import os\nos._exit(3)\n", tmp_path, view)
+    assert record["score"] == 0
+    assert "could not load" in record["status"] and "exited with code 3" in record["status"]
+
+
+def test_sys_exit_inside_a_function_loses_only_that_function(tmp_path: Path, view: Path):
+    record = grade_source(
+        with_reference("import sys\ndef minimax_decision(game, state):\n    sys.exit(0)\n"),
+        tmp_path,
+        view,
+    )
+    assert points(record)["minimax_decision"] == 0
+    assert record["score"] == 90
+
+
+def test_a_memory_hog_loses_only_its_function(tmp_path: Path, view: Path) -> None:
+    record = grade_source(
+        with_reference(
+            "def minimax_decision(game, state):\n    hog = bytearray(4 * 1024**3)\n    return 0\n"
+        ),
+        tmp_path,
+        view,
+    )
+    assert points(record)["minimax_decision"] == 0
+    assert record["score"] == 90
+    got = record["rules"][1]["groups"][0]["verdicts"][0]["got"]
+    assert "MemoryError" in got or "died" in got
+
+
+def test_unbounded_recursion_is_reported_as_such(tmp_path: Path, view: Path) -> None:
+    record = grade_source(
+        with_reference(
+            "def minimax_decision(game, state):\n    return minimax_decision(game, state)\n"
+        ),
+        tmp_path,
+        view,
+    )
+    assert points(record)["minimax_decision"] == 0 and record["score"] == 90
+    assert "RecursionError" in record["rules"][1]["groups"][0]["verdicts"][0]["got"]
+
+
+def test_flooding_the_output_is_capped_and_grading_goes_on(tmp_path: Path, view: Path) -> None:
+    record = grade_source(
+        with_reference(
+            "_quiet = minimax_value\n"
+            "def minimax_value(game, state):\n"
+            "    try:\n        print('x' * 100_000)\n    except OSError:\n        pass\n"
+            "    return _quiet(game, state)\n"
+        ),
+        tmp_path,
+        view,
+    )
+    assert record["score"] == 100
+    assert len(record["output"]) <= 4000
+
+
+def test_an_infinite_loop_at_import_times_out_without_blocking_the_grade(
+    tmp_path: Path, view: Path
+) -> None:
+    record = grade_source("while True:\n    pass\n", tmp_path, view)
+    assert record["score"] == 0 and "no answer within" in record["status"]
+
+
+def test_background_processes_are_gone_after_grading(tmp_path: Path, view: Path) -> None:
+    marker = tmp_path / "still-alive"
+    record = grade_source(
+        with_reference(
+            f"""
+            import subprocess
+            subprocess.Popen(["sleep", "300"])
+            subprocess.Popen(["sh", "-c", "sleep 2; touch {marker}"])
+            """
+        ),
+        tmp_path,
+        view,
+    )
+    assert record["score"] == 100
+    survivors = subprocess.run(["pgrep", "-f", "sleep 300"], capture_output=True, text=True)
+    for pid in survivors.stdout.split():
+        os.kill(int(pid), signal.SIGKILL)  # clean up before failing
+    assert survivors.stdout == ""
+
+
+def test_a_forged_state_is_refused_and_counts_nothing(view: Path) -> None:
+    cells = [
+        (
+            1,
+            "def alphabeta_value(game, state, alpha=0, beta=0):\n"
+            "    try:\n        game.result(state + 1, 0)\n"
+            "    except ValueError as error:\n        return str(error)\n",
+        )
+    ]
+    process = StudentProcess(cells, ["alphabeta_value"], view, FAST)
+    try:
+        process.start()
+        outcome = process.call("alphabeta_value", TicTacToe(), TicTacToe().initial_state())
+        assert "is not a state of this game" in outcome.value
+        assert outcome.states_generated == 0
+    finally:
+        process.close()
