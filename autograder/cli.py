@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from autograder import grade as grading
 from autograder import report
 from autograder.load import discover, load
-from autograder.sandbox import Limits, build_import_view
+from autograder.sandbox import Limits, become_subreaper, build_import_view, reap_orphans
 
 PACKAGES = ("autograder", "solutions", "games")
 
@@ -78,7 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
+    """Run the command line. `adopt_orphans` is for a process whose only children are graded
+    submissions (the `python -m autograder` command): see `sandbox.become_subreaper`."""
     args = build_parser().parse_args(argv)
     console = Console(quiet=args.quiet, width=None if sys.stdout.isatty() else 140)
     if args.workers < 1:
@@ -91,9 +93,12 @@ def main(argv: list[str] | None = None) -> int:
         console.print("no submissions found: give notebooks, .py files or folders of them")
         return 2
     limits = Limits(timeout=args.timeout, memory_mb=args.memory)
+    if adopt_orphans:
+        become_subreaper()
     with OutputLock(args.out), tempfile.TemporaryDirectory(prefix="autograder-") as scratch:
         records = run(found.submissions, args, limits, Path(scratch), console)
         report.write_atomically(args.out / "grades.csv", report.grades_csv(records))
+    reap_orphans()
     console.print(report.summary_table(records))
     console.print(
         f"grades: {args.out / 'grades.csv'}; feedback: {args.out}/<student>/feedback.html"
@@ -163,4 +168,4 @@ def run(submissions, args, limits: Limits, scratch: Path, console: Console) -> l
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(adopt_orphans=True))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import random
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +25,10 @@ import games
 from games.protocol import Game
 
 RUNNER = Path(__file__).with_name("runner.py")
+MARKER = "AUTOGRADER_JOB"
+_ACTIVE: set[int] = set()
+_ACTIVE_LOCK = threading.Lock()
+_SUBREAPER = False
 HIDDEN_PACKAGES = ("solutions", "autograder", "tests", "examples")
 MAX_MESSAGE = 1 << 20
 
@@ -122,6 +128,7 @@ class StudentProcess:
         self.process: subprocess.Popen | None = None
         self._buffer = b""
         self._tokens = random.Random(os.urandom(16))
+        self.job = os.urandom(12).hex()
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -138,6 +145,7 @@ class StudentProcess:
             "PYTHONHASHSEED": "0",
             "LANG": "C.UTF-8",
             "PYTHONPATH": "",
+            MARKER: self.job,
         }
         path = [str(self.view), *_standard_library_paths()]
         bootstrap = (
@@ -164,6 +172,8 @@ class StudentProcess:
             output.close()
             os.close(to_child_read)
             os.close(from_child_write)
+        with _ACTIVE_LOCK:
+            _ACTIVE.add(self.process.pid)
         self._write_fd, self._read_fd = to_child_write, from_child_read
         self._buffer = b""
         try:
@@ -179,12 +189,16 @@ class StudentProcess:
         return LoadReport("loaded", list(reply.get("cells", []))[:50], functions)
 
     def stop(self) -> None:
-        """Kill the process and everything it started in its session."""
+        """Kill the process and everything it started, even what left its session."""
         if self.process is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
+            with _ACTIVE_LOCK:
+                _ACTIVE.discard(self.process.pid)
             self.process = None
+            kill_marked(self.job)
+            reap_orphans()
         for fd in ("_write_fd", "_read_fd"):
             if getattr(self, fd, None) is not None:
                 os.close(getattr(self, fd))
@@ -327,6 +341,75 @@ class StudentProcess:
             }
             return f"the submission's process died with {name}: {reasons.get(name, 'a signal')}"
         return f"the submission's process exited with code {code} (sys.exit or os._exit?)"
+
+
+def kill_marked(job: str) -> int:
+    """Kill every process whose environment carries this submission's secret job token.
+
+    Children inherit the token, so this finds processes that started a new session or were
+    re-parented away. Returns how many were killed.
+    """
+    needle = f"{MARKER}={job}".encode()
+    killed = 0
+    for _ in range(3):  # a dying parent may leave a child that appears a moment later
+        found = 0
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                environ = (entry / "environ").read_bytes()
+            except OSError:
+                continue
+            if needle in environ.split(b"\0"):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(int(entry.name), signal.SIGKILL)
+                    found += 1
+        killed += found
+        if not found:
+            break
+        time.sleep(0.05)
+    return killed
+
+
+def become_subreaper() -> bool:
+    """Make this process adopt orphaned descendants (Linux), so they can be reaped.
+
+    A submission's process that clears its environment and leaves its session is re-parented
+    here when its parent dies, instead of to init. Only the grading command turns this on: in a
+    process that has children of its own (a test runner's kernels), `reap_orphans` would not
+    know which children are legitimate.
+    """
+    global _SUBREAPER
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        _SUBREAPER = libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        _SUBREAPER = False
+    return _SUBREAPER
+
+
+def reap_orphans() -> int:
+    """Kill and collect adopted children that are not a running submission's main process."""
+    if not _SUBREAPER:
+        return 0
+    me, killed = str(os.getpid()), 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        pid = int(entry.name)
+        with _ACTIVE_LOCK:
+            ours = pid in _ACTIVE
+        if fields[1] == me and not ours:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+            killed += 1
+    return killed
 
 
 def _standard_library_paths() -> list[str]:

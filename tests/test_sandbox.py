@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -212,3 +213,42 @@ def test_a_forged_state_is_refused_and_counts_nothing(view: Path) -> None:
         assert outcome.states_generated == 0
     finally:
         process.close()
+
+
+def test_a_process_that_leaves_its_session_is_still_killed(tmp_path: Path, view: Path) -> None:
+    record = grade_source(
+        with_reference(
+            """
+            import subprocess
+            subprocess.Popen(["sleep", "301"], start_new_session=True)
+            """
+        ),
+        tmp_path,
+        view,
+    )
+    assert record["score"] == 100
+    survivors = subprocess.run(["pgrep", "-f", "sleep 301"], capture_output=True, text=True)
+    for pid in survivors.stdout.split():
+        os.kill(int(pid), signal.SIGKILL)
+    assert survivors.stdout == ""
+
+
+def test_the_grading_command_reaps_a_daemon_that_also_cleared_its_environment(
+    tmp_path: Path,
+) -> None:
+    student = tmp_path / "daemon.py"
+    student.write_text(
+        "import os, subprocess\n"
+        "subprocess.Popen(['sh', '-c', 'sleep 302 & exit'], env={}, start_new_session=True)\n"
+        "def minimax_value(game, state):\n    return 0\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", str(student), "--out", str(tmp_path / "o"),
+         "--quiet"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    survivors = subprocess.run(["pgrep", "-f", "sleep 302"], capture_output=True, text=True)
+    for pid in survivors.stdout.split():
+        os.kill(int(pid), signal.SIGKILL)
+    assert survivors.stdout == ""
