@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from autograder import grade as grading
-from autograder import report
+from autograder import gradescope, report
 from autograder.load import discover, load
 from autograder.sandbox import Limits, become_subreaper, build_import_view, reap_orphans
 
@@ -75,6 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--memory", type=int, default=2048, help="MiB per submission")
     grade.add_argument("--force", action="store_true", help="regrade unchanged submissions")
     grade.add_argument("--quiet", action="store_true", help="no progress bar or table")
+    bundle = commands.add_parser("gradescope", help="build a Gradescope autograder bundle (zip)")
+    bundle.add_argument("--out", type=Path, default=Path("autograder.zip"))
+    inside = commands.add_parser(
+        "gradescope-run", help="grade /autograder/submission (what the bundle's script runs)"
+    )
+    inside.add_argument("--root", type=Path, default=Path("/autograder"))
     return parser
 
 
@@ -82,6 +88,15 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     """Run the command line. `adopt_orphans` is for a process whose only children are graded
     submissions (the `python -m autograder` command): see `sandbox.become_subreaper`."""
     args = build_parser().parse_args(argv)
+    if args.command == "gradescope":
+        print(f"wrote {gradescope.build_bundle(args.out)}: upload it as the autograder")
+        return 0
+    if args.command == "gradescope-run":
+        if adopt_orphans:
+            become_subreaper()
+        results = gradescope.run_in_gradescope(args.root)
+        print(f"score {results['score']:g}")
+        return 0
     console = Console(quiet=args.quiet, width=None if sys.stdout.isatty() else 140)
     if args.workers < 1:
         console.print("--workers must be at least 1")
