@@ -5,12 +5,14 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import json
+import marshal
 import os
 import random
 import resource
 import select
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import sysconfig
@@ -294,7 +296,8 @@ class StudentProcess:
     # -- the pipe -----------------------------------------------------------------------
 
     def _send(self, message: dict) -> None:
-        data = json.dumps(message).encode() + b"\n"
+        payload = marshal.dumps(message)
+        data = struct.pack(">I", len(payload)) + payload
         try:
             while data:
                 written = os.write(self._write_fd, data)
@@ -303,7 +306,31 @@ class StudentProcess:
             raise SandboxError("crashed", self._death_message()) from error
 
     def _receive(self, deadline: float) -> dict:
-        while b"\n" not in self._buffer:
+        """Read one frame from the student: a 13-byte `result` request or a JSON message.
+
+        Nothing from the student is ever unpickled or unmarshalled: only fixed-size integers
+        and JSON are parsed here.
+        """
+        header = self._read_exactly(4, deadline)
+        (size,) = struct.unpack(">I", header)
+        if size > MAX_MESSAGE or size < 1:
+            raise SandboxError("crashed", "the submission sent an over-long message")
+        payload = self._read_exactly(size, deadline)
+        if payload[:1] == b"r" and size == 13:
+            token, index = struct.unpack(">QI", payload[1:])
+            return {"op": "result", "state": token, "action": index}
+        if payload[:1] != b"j":
+            raise SandboxError("crashed", "the submission sent a malformed message")
+        try:
+            message = json.loads(payload[1:])
+        except ValueError as error:
+            raise SandboxError("crashed", "the submission sent a malformed message") from error
+        if not isinstance(message, dict):
+            raise SandboxError("crashed", "the submission sent a malformed message")
+        return message
+
+    def _read_exactly(self, count: int, deadline: float) -> bytes:
+        while len(self._buffer) < count:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise SandboxError("timeout", f"no answer within {self.limits.timeout:g} s")
@@ -314,16 +341,8 @@ class StudentProcess:
             if not chunk:
                 raise SandboxError("crashed", self._death_message())
             self._buffer += chunk
-            if len(self._buffer) > MAX_MESSAGE:
-                raise SandboxError("crashed", "the submission sent an over-long message")
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        try:
-            message = json.loads(line)
-        except ValueError as error:
-            raise SandboxError("crashed", "the submission sent a malformed message") from error
-        if not isinstance(message, dict):
-            raise SandboxError("crashed", "the submission sent a malformed message")
-        return message
+        data, self._buffer = self._buffer[:count], self._buffer[count:]
+        return data
 
     def _death_message(self) -> str:
         if self.process is None:
@@ -422,15 +441,13 @@ def _standard_library_paths() -> list[str]:
     ]
 
 
-def _info(game: Game, state: Any, evaluate) -> dict:
-    """Everything about a state that a search may read, as JSON data."""
+def _info(game: Game, state: Any, evaluate) -> tuple:
+    """Everything a search may read about a state: (to_move, actions, terminal, utility, eval)."""
     terminal = game.is_terminal(state)
-    info = {
-        "p": game.to_move(state),
-        "a": [] if terminal else game.actions(state),
-        "t": terminal,
-        "u": game.utility(state) if terminal else None,
-    }
-    if evaluate is not None:
-        info["e"] = evaluate(state)
-    return info
+    return (
+        game.to_move(state),
+        [] if terminal else game.actions(state),
+        terminal,
+        game.utility(state) if terminal else None,
+        None if evaluate is None else evaluate(state),
+    )
