@@ -86,6 +86,7 @@ def build_import_view(root: Path) -> Path:
     """
     view = root / "site"
     view.mkdir(parents=True, exist_ok=True)
+    _warm_matplotlib(root / "mplconfig")
     shutil.copytree(Path(games.__file__).parent, view / "games", ignore=_ignore_caches)
     seen = {"games"}
     for key in ("purelib", "platlib"):
@@ -101,6 +102,27 @@ def build_import_view(root: Path) -> Path:
             seen.add(name)
             (view / name).symlink_to(entry)
     return view
+
+
+def _warm_matplotlib(config: Path) -> None:
+    """Give submissions a ready font cache: building it costs seconds in every fresh sandbox.
+
+    The folder is shared by the submissions of one run; at worst a submission could spoil
+    another's plots, which are never graded.
+    """
+    config.mkdir(parents=True, exist_ok=True)
+    try:
+        import matplotlib
+        from matplotlib import font_manager  # noqa: F401 - builds the grader's font cache
+    except ImportError:
+        return
+    cache = Path(matplotlib.get_cachedir())
+    for entry in cache.glob("fontlist-*.json"):
+        shutil.copy(entry, config / entry.name)
+
+
+def mplconfig_for(view: Path) -> Path:
+    return view.parent / "mplconfig"
 
 
 def _ignore_caches(_directory: str, names: list[str]) -> list[str]:
@@ -144,6 +166,7 @@ class StudentProcess:
             "PATH": "/usr/bin:/bin",
             "HOME": str(self.workdir),
             "MPLBACKEND": "Agg",
+            "MPLCONFIGDIR": str(mplconfig_for(self.view)),
             "PYTHONHASHSEED": "0",
             "LANG": "C.UTF-8",
             "PYTHONPATH": "",
@@ -180,7 +203,7 @@ class StudentProcess:
         self._buffer = b""
         try:
             self._send({"op": "load", "cells": self.cells, "wanted": self.wanted})
-            reply = self._receive(time.monotonic() + self.limits.load_timeout)
+            reply = self._receive(time.monotonic() + self.limits.load_timeout, "loading")
         except SandboxError as error:
             self.stop()
             return LoadReport(status=error.status, error=str(error))
@@ -257,7 +280,7 @@ class StudentProcess:
                 }
             )
             while True:
-                message = self._receive(deadline)
+                message = self._receive(deadline, "the call")
                 op = message.get("op")
                 if op == "result":
                     parent = tokens.get(message.get("state"))
@@ -305,17 +328,17 @@ class StudentProcess:
         except (BrokenPipeError, OSError, TypeError) as error:
             raise SandboxError("crashed", self._death_message()) from error
 
-    def _receive(self, deadline: float) -> dict:
+    def _receive(self, deadline: float, waiting_for: str = "the call") -> dict:
         """Read one frame from the student: a 13-byte `result` request or a JSON message.
 
         Nothing from the student is ever unpickled or unmarshalled: only fixed-size integers
         and JSON are parsed here.
         """
-        header = self._read_exactly(4, deadline)
+        header = self._read_exactly(4, deadline, waiting_for)
         (size,) = struct.unpack(">I", header)
         if size > MAX_MESSAGE or size < 1:
             raise SandboxError("crashed", "the submission sent an over-long message")
-        payload = self._read_exactly(size, deadline)
+        payload = self._read_exactly(size, deadline, waiting_for)
         if payload[:1] == b"r" and size == 13:
             token, index = struct.unpack(">QI", payload[1:])
             return {"op": "result", "state": token, "action": index}
@@ -329,11 +352,14 @@ class StudentProcess:
             raise SandboxError("crashed", "the submission sent a malformed message")
         return message
 
-    def _read_exactly(self, count: int, deadline: float) -> bytes:
+    def _read_exactly(self, count: int, deadline: float, waiting_for: str) -> bytes:
         while len(self._buffer) < count:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise SandboxError("timeout", f"no answer within {self.limits.timeout:g} s")
+                limit = (
+                    self.limits.load_timeout if waiting_for == "loading" else self.limits.timeout
+                )
+                raise SandboxError("timeout", f"no answer within {limit:g} s ({waiting_for})")
             ready, _, _ = select.select([self._read_fd], [], [], remaining)
             if not ready:
                 continue
