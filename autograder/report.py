@@ -223,6 +223,9 @@ def feedback_html(record: dict, figures: dict[tuple[str, str], tuple] | None = N
                 parts.append(f"<p class='ok'>All {len(verdicts)} instances passed.</p>")
             else:
                 parts.append(f"<p>{len(verdicts) - len(failed)} of {len(verdicts)} passed.</p>")
+            if failed and all(v["got"].endswith("not run") for v in failed):
+                parts.append(f"<p class='hint'>Not run: {esc(failed[0]['hint'])}.</p>")
+                failed = []
             for verdict in failed[:3]:
                 parts.append(_verdict_html(verdict))
             if len(failed) > 3:
