@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from autograder import report
@@ -199,11 +199,17 @@ def _small_trees() -> dict[str, GameTree]:
 
 
 def _drawing(verdict: dict) -> str:
-    tree = _small_trees().get(verdict["picture"])
+    yours = frozenset(tuple(path) for path in verdict["visited"])
+    reference = frozenset(tuple(path) for path in verdict["reference_visited"])
+    return _draw(verdict["picture"], yours, reference)
+
+
+@lru_cache(maxsize=256)
+def _draw(picture: str, yours: frozenset, reference: frozenset) -> str:
+    """Draw once per distinct picture: students who make the same mistake share the figure."""
+    tree = _small_trees().get(picture)
     if tree is None:
         return ""
-    yours = {tuple(path) for path in verdict["visited"]}
-    reference = {tuple(path) for path in verdict["reference_visited"]}
     figure = draw_tree(
         tree,
         visited=yours,
@@ -211,4 +217,4 @@ def _drawing(verdict: dict) -> str:
         compare_visited=reference,
         title="your search (coloured where it differs from the reference)",
     )
-    return figure_to_data_uri(figure)
+    return figure_to_data_uri(figure, format="svg")

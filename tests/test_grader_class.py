@@ -131,7 +131,7 @@ def test_results_json_follows_the_gradescope_format(graded: Path) -> None:
 
 def test_feedback_is_self_contained_and_draws_small_trees_on_lost_pruning(graded: Path):
     page = (graded / "mallory_fresh_window" / "feedback.html").read_text()
-    assert "data:image/png;base64," in page
+    assert "data:image/svg+xml;base64," in page
     assert "http://" not in page and "https://" not in page and "<link" not in page
 
 
