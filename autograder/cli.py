@@ -81,6 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
         "gradescope-run", help="grade /autograder/submission (what the bundle's script runs)"
     )
     inside.add_argument("--root", type=Path, default=Path("/autograder"))
+    cells = commands.add_parser(
+        "nbgrader-cells", help="list nbgrader's hidden test cells, one per rule group"
+    )
+    cells.add_argument("rules", nargs="*", help="rule ids (default: every rule)")
+    cells.add_argument("--json", type=Path, help="write the cells, sources included, as JSON")
     return parser
 
 
@@ -91,6 +96,10 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     if args.command == "gradescope":
         print(f"wrote {gradescope.build_bundle(args.out)}: upload it as the autograder")
         return 0
+    if args.command == "nbgrader-cells":
+        from autograder import nbgrader_export
+
+        return nbgrader_export.cells_command(args.rules, args.json)
     if args.command == "gradescope-run":
         if adopt_orphans:
             become_subreaper()
@@ -111,8 +120,13 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     if adopt_orphans:
         become_subreaper()
     with OutputLock(args.out), tempfile.TemporaryDirectory(prefix="autograder-") as scratch:
+        report.remove_temporary_files(args.out)
         records = run(found.submissions, args, limits, Path(scratch), console)
-        report.write_atomically(args.out / "grades.csv", report.grades_csv(records))
+        try:
+            report.write_atomically(args.out / "grades.csv", report.grades_csv(records))
+        except OSError as error:
+            console.print(f"[red]grades.csv could not be written[/red]: {error}")
+            return 1
     reap_orphans()
     console.print(report.summary_table(records))
     console.print(
@@ -152,8 +166,16 @@ def run(submissions, args, limits: Limits, scratch: Path, console: Console) -> l
         submission, loaded = item
         if stop.is_set():
             return None
-        record = grading.grade(submission, loaded, settings)
-        report.save_student(args.out, record, stamp, grading.feedback(record))
+        try:
+            record = grading.grade(submission, loaded, settings)
+            page = grading.feedback(record)
+        except Exception as error:  # noqa: BLE001 - one submission must not stop the class
+            record = grading.failed(submission, loaded, f"{type(error).__name__}: {error}")
+            page = grading.feedback(record)
+        try:
+            report.save_student(args.out, record, stamp, page)
+        except OSError as error:
+            record["status"] = f"graded, but its results could not be saved: {error}"
         return record
 
     columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())

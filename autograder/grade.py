@@ -55,26 +55,44 @@ def grade(submission: Submission, loaded: Loaded, settings: Settings) -> dict:
         return _total(record, selected, {}, started)
     process = StudentProcess(loaded.cells, list(FUNCTIONS), settings.view, settings.limits)
     try:
-        report = process.start()
-        for error in report.cell_errors:
+        loading = process.start()
+        for error in loading.cell_errors:
             record["messages"].append(_cell_message(submission, error))
-        if report.status != "loaded":
-            record["status"] = f"could not load the submission: {report.error}"
+        if loading.status != "loaded":
+            record["status"] = f"could not load the submission: {loading.error}"
             record["messages"].append(
-                f"loading the submission failed ({report.error}); nothing could be graded"
+                f"loading the submission failed ({loading.error}); nothing could be graded"
             )
             record["output"] = process.output()
             return _total(record, selected, {}, started)
-        record["functions"] = report.functions
-        for missing in sorted(set(FUNCTIONS) - set(report.functions)):
+        record["functions"] = loading.functions
+        if not loading.functions:
+            record["status"] = (
+                "none of the graded functions is defined: is this the notebook of this assignment?"
+            )
+        for missing in sorted(set(FUNCTIONS) - set(loading.functions)):
             record["messages"].append(
                 f"{missing} is not defined (or not a function) in your notebook: its rules score 0"
             )
-        outcomes = _run_calls(process, report.functions, planned_calls(selected), record)
+        outcomes = _run_calls(process, loading.functions, planned_calls(selected), record)
         record["output"] = process.output()
     finally:
         process.close()
     return _total(record, selected, outcomes, started)
+
+
+def failed(submission: Submission, loaded: Loaded, error: str) -> dict:
+    """The record of a submission the grader itself could not grade: zero, with the reason."""
+    record = {
+        "student": submission.student,
+        "files": [str(path) for path in submission.files],
+        "digest": "",  # never reused: the next run grades it again
+        "status": f"the grader failed on this submission ({error}); please report it",
+        "messages": [f"grading stopped with an internal error: {error}"],
+        "functions": [],
+        "output": "",
+    }
+    return _total(record, rules(), {}, time.monotonic())
 
 
 def _run_calls(process: StudentProcess, defined: list[str], calls: list, record: dict) -> dict:

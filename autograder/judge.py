@@ -102,9 +102,12 @@ def as_number(plain: Any) -> float | None:
     """A returned value as a number, or None if it is not a real number (bool is not)."""
     if type(plain) in (int, float):
         return plain
-    if isinstance(plain, dict) and set(plain) == {"float"}:
+    if isinstance(plain, dict) and set(plain) == {"float"} and plain["float"] in _SPECIAL:
         return float(plain["float"])
     return None
+
+
+_SPECIAL = ("inf", "-inf", "nan")
 
 
 def decode(plain: Any) -> Any:

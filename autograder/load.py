@@ -68,7 +68,13 @@ def discover(paths: list[Path]) -> Discovery:
     return Discovery(submissions, skipped)
 
 
+def student_id(name: str) -> str:
+    """A student id that is valid text: undecodable bytes of a file name become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def _add_file(path: Path, student: str, found: dict, skipped: list) -> None:
+    student = student_id(student)
     if path.suffix not in SUFFIXES:
         skipped.append((path, f"not a notebook or Python file ({path.suffix or 'no suffix'})"))
         return
@@ -86,7 +92,7 @@ def _add_nbgrader(submitted: Path, found: dict, skipped: list) -> None:
             if f.suffix == ".ipynb" and ".ipynb_checkpoints" not in f.parts
         )
         if files:
-            found[student_dir.name] = files
+            found[student_id(student_dir.name)] = files
         else:
             skipped.append((student_dir, "no notebook in this student's folder"))
 

@@ -20,6 +20,9 @@ from autograder.rules import RULE_IDS
 def write_atomically(path: Path, text: str) -> None:
     """Write `text` to `path` so that a reader sees the old file or the new one, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir() and not path.is_symlink():
+        # Something planted a folder where the file belongs: keep it, but out of the way.
+        path.rename(path.with_name(f"{path.name}.moved-aside-{os.getpid()}-{time.time_ns()}"))
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
@@ -73,7 +76,7 @@ def save_student(out: Path, record: dict, fingerprint: str, feedback: str) -> No
     """
     folder = out / record["student"]
     results = folder / "results.json"
-    if results.exists():
+    if results.is_file():
         try:
             old = json.loads(results.read_text(encoding="utf-8"))
             old_digest = old["extra_data"]["record"]["digest"]
@@ -86,6 +89,16 @@ def save_student(out: Path, record: dict, fingerprint: str, feedback: str) -> No
             shutil.copy2(results, history / f"results-{stamp}-{os.getpid()}.json")
     write_atomically(folder / "feedback.html", feedback)
     write_atomically(results, json.dumps(results_json(record, fingerprint), indent=1))
+
+
+def remove_temporary_files(out: Path) -> int:
+    """Delete the half-written files a killed run left behind (only ours: `.<name>.*.tmp`)."""
+    removed = 0
+    for path in out.rglob(".*.tmp"):
+        if path.is_file():
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
 
 
 def load_student(out: Path, student: str) -> dict | None:

@@ -346,7 +346,7 @@ class StudentProcess:
             raise SandboxError("crashed", "the submission sent a malformed message")
         try:
             message = json.loads(payload[1:])
-        except ValueError as error:
+        except (ValueError, RecursionError) as error:
             raise SandboxError("crashed", "the submission sent a malformed message") from error
         if not isinstance(message, dict):
             raise SandboxError("crashed", "the submission sent a malformed message")

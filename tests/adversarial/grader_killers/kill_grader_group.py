@@ -1,0 +1,27 @@
+"""Attack: SIGKILL the grading process's whole process group at import.
+
+The submission runs in its own session, but it can look up the grader's process group
+(os.getpgid(os.getppid())) and kill it. It first starts `sleep 987608.<tag>`, which is left
+behind if the grader dies before cleaning up. The grader must survive, grade the honest
+submission next to it and kill the sleeper. Answers are 0 and the first action.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import zlib
+
+# The tag ties these processes to this grading run (its TMPDIR holds the sandbox), so that a
+# test can tell them from those of another run on the same machine.
+TAG = zlib.crc32(os.path.dirname(os.getcwd()).encode()) % 10**6
+subprocess.Popen([shutil.which("sleep"), f"987608.{TAG}"], start_new_session=True)
+os.killpg(os.getpgid(os.getppid()), signal.SIGKILL)
+
+
+def minimax_value(game, state):
+    return 0
+
+
+def minimax_decision(game, state):
+    return game.actions(state)[0]
