@@ -71,7 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("paths", nargs="+", type=Path, help="notebooks, .py files or folders")
     grade.add_argument("--out", type=Path, required=True, help="folder for grades and feedback")
     grade.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    grade.add_argument("--timeout", type=float, default=10.0, help="seconds per graded call")
+    grade.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds per graded call (x3 for loading)"
+    )
     grade.add_argument("--memory", type=int, default=2048, help="MiB per submission")
     grade.add_argument("--force", action="store_true", help="regrade unchanged submissions")
     grade.add_argument("--quiet", action="store_true", help="no progress bar or table")
@@ -116,7 +118,8 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     if not found.submissions:
         console.print("no submissions found: give notebooks, .py files or folders of them")
         return 2
-    limits = Limits(timeout=args.timeout, memory_mb=args.memory)
+    load_timeout = max(10.0, 3 * args.timeout)  # importing plotting libraries takes seconds
+    limits = Limits(timeout=args.timeout, load_timeout=load_timeout, memory_mb=args.memory)
     if adopt_orphans:
         become_subreaper()
     with OutputLock(args.out), tempfile.TemporaryDirectory(prefix="autograder-") as scratch:
