@@ -182,23 +182,25 @@ class StudentProcess:
             "_grader_runner.py", str(to_child_read), str(from_child_write),
         ]  # fmt: skip
         try:
-            self.process = subprocess.Popen(
-                command,
-                cwd=self.workdir,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=output,
-                pass_fds=(to_child_read, from_child_write),
-                start_new_session=True,
-                preexec_fn=lambda: _limit_resources(self.limits),
-            )
+            # Registered under the lock the reaper holds, so a reaper in another thread never
+            # mistakes a process that has just started for an orphan.
+            with _ACTIVE_LOCK:
+                self.process = subprocess.Popen(
+                    command,
+                    cwd=self.workdir,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=output,
+                    stderr=output,
+                    pass_fds=(to_child_read, from_child_write),
+                    start_new_session=True,
+                    preexec_fn=lambda: _limit_resources(self.limits),
+                )
+                _ACTIVE.add(self.process.pid)
         finally:
             output.close()
             os.close(to_child_read)
             os.close(from_child_write)
-        with _ACTIVE_LOCK:
-            _ACTIVE.add(self.process.pid)
         self._write_fd, self._read_fd = to_child_write, from_child_read
         self._buffer = b""
         try:
@@ -437,7 +439,12 @@ def reap_orphans() -> int:
     """Kill and collect adopted children that are not a running submission's main process."""
     if not _SUBREAPER:
         return 0
-    me, killed = str(os.getpid()), 0
+    with _ACTIVE_LOCK:  # no submission can start while we decide who is an orphan
+        return _reap_locked(str(os.getpid()))
+
+
+def _reap_locked(me: str) -> int:
+    killed = 0
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -446,9 +453,7 @@ def reap_orphans() -> int:
         except (OSError, IndexError):
             continue
         pid = int(entry.name)
-        with _ACTIVE_LOCK:
-            ours = pid in _ACTIVE
-        if fields[1] == me and not ours:
+        if fields[1] == me and pid not in _ACTIVE:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
             with contextlib.suppress(ChildProcessError):

@@ -252,3 +252,41 @@ def test_the_grading_command_reaps_a_daemon_that_also_cleared_its_environment(
     for pid in survivors.stdout.split():
         os.kill(int(pid), signal.SIGKILL)
     assert survivors.stdout == ""
+
+
+RACE = """
+import sys, tempfile, threading
+from pathlib import Path
+from autograder.sandbox import Limits, StudentProcess, become_subreaper, build_import_view
+from autograder.sandbox import reap_orphans
+assert become_subreaper()
+view = build_import_view(Path(tempfile.mkdtemp()))
+done, failures = threading.Event(), []
+
+def reaper():
+    while not done.is_set():
+        reap_orphans()
+
+def student():
+    for _ in range(5):
+        process = StudentProcess([(1, "x = 1")], [], view, Limits(load_timeout=20))
+        status = process.start().status
+        if status != "loaded":
+            failures.append(status)
+        process.close()
+
+threading.Thread(target=reaper, daemon=True).start()
+workers = [threading.Thread(target=student) for _ in range(3)]
+for worker in workers:
+    worker.start()
+for worker in workers:
+    worker.join()
+done.set()
+print("failures", failures)
+sys.exit(1 if failures else 0)
+"""
+
+
+def test_the_orphan_reaper_never_kills_a_submission_that_is_just_starting() -> None:
+    run = subprocess.run([sys.executable, "-c", RACE], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
