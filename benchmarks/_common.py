@@ -1,0 +1,110 @@
+"""Helpers shared by the benchmarks: where things are, which machine this is, a best-of timer."""
+
+from __future__ import annotations
+
+import functools
+import os
+import platform
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+"""The shared folder beside the repository (course brief and data sets live there)."""
+
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 110)
+
+
+def machine() -> str:
+    """What the figures were measured on: cores, CPU model, Python, date and current load."""
+    model = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    version = platform.python_version()
+    load = f", load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
+    return (
+        f"{cores} cores ({model}), Python {version} ({sys.implementation.name}), "
+        f"{time.strftime('%Y-%m-%d')}{load}"
+    )
+
+
+def best_of(repeat: int, function: Callable[[], Any]) -> tuple[float, Any]:
+    """Run `function` `repeat` times; return the fastest wall time (s) and the last result.
+
+    The minimum, not the mean: on a shared machine noise only ever adds time.
+    """
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = function()
+        best = min(best, time.perf_counter() - started)
+    return best, result
+
+
+def table(title: str, *columns: str) -> Table:
+    """A rich table whose first column is left-aligned and the others right-aligned."""
+    grid = Table(title=title, title_justify="left")
+    for index, column in enumerate(columns):
+        grid.add_column(column, justify="left" if index == 0 else "right")
+    return grid
+
+
+def ratio(numerator: float, denominator: float) -> str:
+    """`numerator / denominator` as "12.3x", or "n/a" when the denominator is zero."""
+    return f"{numerator / denominator:.1f}x" if denominator else "n/a"
+
+
+class StageTimer:
+    """Time chosen functions of the grader while a benchmark runs, to show where time goes.
+
+    `watch(owner, name, label)` replaces `owner.name` with a wrapper that adds up the wall time
+    and the number of calls under `label` (thread-safe: the grader's workers are threads), and
+    the `states_generated` of what it returns, if any. `restore()` puts every original back:
+    only the benchmark's own process is patched, and only while it measures.
+    """
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+        self.states: dict[str, int] = {}
+        self._originals: list[tuple[Any, str, Any]] = []
+        self._lock = threading.Lock()
+
+    def watch(self, owner: Any, name: str, label: str) -> None:
+        original = getattr(owner, name)
+        self._originals.append((owner, name, original))
+        self.seconds[label], self.calls[label], self.states[label] = 0.0, 0, 0
+
+        @functools.wraps(original)
+        def timed(*args, **kwargs):
+            started = time.perf_counter()
+            result = None
+            try:
+                result = original(*args, **kwargs)
+                return result
+            finally:
+                elapsed = time.perf_counter() - started
+                with self._lock:
+                    self.seconds[label] += elapsed
+                    self.calls[label] += 1
+                    self.states[label] += getattr(result, "states_generated", 0) or 0
+
+        setattr(owner, name, timed)
+
+    def restore(self) -> None:
+        for owner, name, original in reversed(self._originals):
+            setattr(owner, name, original)
+        self._originals.clear()

@@ -1,0 +1,363 @@
+"""Grading throughput: one class of N notebooks graded by `python -m autograder` and by nbgrader.
+
+The class is built in a temporary nbgrader course from the example class: each student's code
+(the code cells of one `examples/class` notebook, students taken round-robin from `MIX`) is put
+into the solution cell of the released assignment notebook, which also holds one autograded
+"autograder tests" cell checking `minimax_value` on a few tic-tac-toe positions. Both graders
+then grade the very same files, one after the other in the same run:
+
+- `python -m autograder grade COURSE/submitted --out OUT --workers CORES` (the hidden tests:
+  every rule, about 120 calls and 14,500 served states for a correct student);
+- `nbgrader autograde bench` in the course folder (one kernel per notebook, running the cells).
+
+nbgrader is optional (the `nbgrader` and `test` extras). Without it the class is built by hand
+with the same cells and only the autograder side is timed; for the comparison install it:
+
+    .venv/bin/pip install -e '.[nbgrader]'        # or: .venv/bin/pip install nbgrader
+    python benchmarks/bench_grading.py [--n 50] [--workers 2] [--skip-nbgrader]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import csv
+import importlib.util
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+from _common import REPO, StageTimer, console, machine, ratio, table
+
+from games import TicTacToe
+from solutions import minimax_value
+
+CLASS = REPO / "examples" / "class"
+ASSIGNMENT = "bench"
+
+MIX = (
+    "alice_correct",
+    "bob_last_ties",
+    "carol_negamax",
+    "dan_strict_cutoff",
+    "erin_max_starts_at_zero",
+    "heidi_root_picks_min",
+    "peggy_last_child",
+    "quentin_partial",
+)
+"""Students copied round-robin: four correct (dan loses 5 points of pruning on ties) and four
+with a cheap mistake. Left out: trent_infinite_loop (its time-outs alone take 20-100 s),
+wendy_noisy_but_correct (its top-level input() stops nbgrader's kernel) and the mistakes that
+make the grader serve 3-4x a correct student's states (fresh window, MIN never cuts, no
+alternation): a class of those is slower, see benchmarks/README.md."""
+
+TEST_POSITIONS = ("XOX.O.X..", "XO..X..O.", "X.O.OX..X", "OX.XO.X..", "XXO.O....")
+"""Mid-game tic-tac-toe positions for the notebook's own test cell: cheap for plain minimax."""
+
+
+def student_code(name: str) -> str:
+    """The code cells of one example notebook, joined into one cell's source."""
+    notebook = nbformat.read(CLASS / f"{name}.ipynb", as_version=4)
+    return "\n\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+
+
+def source_notebook() -> nbformat.NotebookNode:
+    """The instructor's version: a solution cell and one autograded test cell (nbgrader v3)."""
+    game = TicTacToe()
+    checks = "\n".join(
+        f"assert minimax_value(game, {picture!r}) == {minimax_value(game, picture)!r}"
+        for picture in TEST_POSITIONS
+    )
+    solution = nbformat.v4.new_code_cell(
+        "### BEGIN SOLUTION\n" + student_code("alice_correct") + "\n### END SOLUTION",
+        metadata={"nbgrader": _cell("answer", solution=True)},
+    )
+    tests = nbformat.v4.new_code_cell(
+        f"from games import TicTacToe\n\ngame = TicTacToe()\n{checks}\n",
+        metadata={"nbgrader": _cell("autograder_tests", grade=True, locked=True, points=10)},
+    )
+    intro = nbformat.v4.new_markdown_cell(
+        "# Minimax\n\nWrite the search functions in the cell below.",
+        metadata={"nbgrader": _cell("intro", locked=True)},
+    )
+    notebook = nbformat.v4.new_notebook(cells=[intro, solution, tests])
+    notebook.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    return notebook
+
+
+def _cell(grade_id: str, grade=False, solution=False, locked=False, points=None) -> dict:
+    metadata = {
+        "grade": grade,
+        "grade_id": grade_id,
+        "locked": locked,
+        "schema_version": 3,
+        "solution": solution,
+        "task": False,
+    }
+    if points is not None:
+        metadata["points"] = points
+    return metadata
+
+
+def release(course: Path, nbgrader: bool) -> nbformat.NotebookNode:
+    """The student version: from `nbgrader generate_assignment` if available, else by hand."""
+    source = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    source.parent.mkdir(parents=True)
+    nbformat.write(source_notebook(), source)
+    if not nbgrader:
+        released = nbformat.read(source, as_version=4)
+        released.cells[1].source = "# YOUR CODE HERE\nraise NotImplementedError()"
+        return released
+    (course / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        "c.CourseDirectory.course_id = 'bench'\n"
+        "c.CourseDirectory.root = '.'\n"
+        "c.Execute.timeout = 60\n"
+    )
+    run = subprocess.run(
+        ["nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
+        cwd=course,
+        env=venv_environment(),
+        capture_output=True,
+        text=True,
+    )
+    if run.returncode != 0:
+        raise SystemExit(f"nbgrader generate_assignment failed:\n{run.stdout}{run.stderr}")
+    return nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+
+
+def build_class(course: Path, n: int, nbgrader: bool) -> list[str]:
+    """Write N student notebooks under COURSE/submitted/<student>/bench/; return the ids."""
+    released = release(course, nbgrader)
+    solution = next(
+        index
+        for index, cell in enumerate(released.cells)
+        if cell.get("metadata", {}).get("nbgrader", {}).get("solution")
+    )
+    codes = {name: student_code(name) for name in MIX}
+    students = []
+    for index in range(n):
+        name = MIX[index % len(MIX)]
+        student = f"s{index:03d}_{name}"
+        notebook = copy.deepcopy(released)
+        notebook.cells[solution].source = codes[name]
+        path = course / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(notebook, path)
+        students.append(student)
+    return students
+
+
+def venv_environment() -> dict[str, str]:
+    """This environment with the venv's bin folder first: nbgrader runs alembic from PATH."""
+    environment = dict(os.environ)
+    bin_dir = str(Path(sys.executable).parent)
+    environment["PATH"] = bin_dir + os.pathsep + environment.get("PATH", "")
+    return environment
+
+
+def time_autograder(course: Path, out: Path, workers: int) -> float:
+    command = [
+        sys.executable,
+        "-m",
+        "autograder",
+        "grade",
+        str(course / "submitted"),
+        "--out",
+        str(out),
+        "--workers",
+        str(workers),
+        "--quiet",
+    ]
+    started = time.perf_counter()
+    run = subprocess.run(command, capture_output=True, text=True, env=venv_environment())
+    seconds = time.perf_counter() - started
+    if run.returncode != 0:
+        raise SystemExit(f"the autograder failed:\n{run.stdout}{run.stderr}")
+    return seconds
+
+
+def time_nbgrader(course: Path) -> float:
+    started = time.perf_counter()
+    run = subprocess.run(
+        ["nbgrader", "autograde", ASSIGNMENT],
+        cwd=course,
+        env=venv_environment(),
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.perf_counter() - started
+    if run.returncode != 0:
+        raise SystemExit(f"nbgrader autograde failed:\n{run.stdout[-3000:]}{run.stderr[-3000:]}")
+    return seconds
+
+
+def breakdown(course: Path, out: Path, workers: int) -> None:
+    """Grade the class again in this process with stage timers, and print where time goes.
+
+    The same `autograder.cli.main` as the command, with the grader's stages wrapped (see
+    `StageTimer`). Stage times are summed over the worker threads, so with W workers they add
+    up to about W times the wall time.
+    """
+    from autograder import cli, report, sandbox
+    from autograder import grade as grading
+
+    stages = StageTimer()
+    for owner, name, label in (
+        (cli, "fingerprint", "fingerprint of the grader (once)"),
+        (grading, "warm_up", "reference answers, warm_up (once)"),
+        (cli, "build_import_view", "import view for the sandbox (once)"),
+        (cli, "load", "read the notebook (nbformat)"),
+        (sandbox.StudentProcess, "start", "start the student process, run its cells"),
+        (sandbox.StudentProcess, "call", "graded calls (states served over the pipe)"),
+        (sandbox.StudentProcess, "close", "stop the process, clean up"),
+        (grading, "feedback", "feedback page (tree drawings)"),
+        (report, "save_student", "write results.json and feedback.html"),
+    ):
+        stages.watch(owner, name, label)
+    cpu, children = time.process_time(), _children_cpu()
+    started = time.perf_counter()
+    try:
+        arguments = [str(course / "submitted"), "--out", str(out), "--workers", str(workers)]
+        cli.main(["grade", *arguments, "--quiet"])
+    finally:
+        stages.restore()
+    wall = time.perf_counter() - started
+    cpu, children = time.process_time() - cpu, _children_cpu() - children
+    n = stages.calls["read the notebook (nbformat)"]
+    grid = table(
+        f"Where the autograder's time goes (in-process re-run, {workers} worker threads)",
+        "stage",
+        "calls",
+        "thread s",
+        "ms / submission",
+    )
+    for label, seconds in stages.seconds.items():
+        grid.add_row(
+            label, f"{stages.calls[label]:,}", f"{seconds:.2f}", f"{1000 * seconds / n:.0f}"
+        )
+    console.print(grid)
+    served = stages.states["graded calls (states served over the pipe)"]
+    call_seconds = stages.seconds["graded calls (states served over the pipe)"]
+    console.print(
+        f"wall {wall:.1f} s; CPU: grader process {cpu:.1f} s, once-per-run stages included "
+        f"({cpu / n:.2f} s per submission, one GIL for all worker threads), "
+        f"student processes {children:.1f} s "
+        f"({children / n:.2f} s per submission); {served / n:,.0f} states served per "
+        f"submission, {1e6 * call_seconds / max(served, 1):.0f} us of call time per state"
+    )
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def check_outputs(out: Path, course: Path, students: list[str], nbgrader: bool) -> list[str]:
+    """Problems with what the graders wrote (a run that graded nothing must not look fast)."""
+    problems = []
+    with open(out / "grades.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    if len(rows) != len(students):
+        problems.append(f"grades.csv has {len(rows)} rows for {len(students)} students")
+    for row in rows:
+        if row["status"] != "graded":
+            problems.append(f"the autograder could not grade {row['student']}: {row['status']}")
+    if nbgrader:
+        missing = [
+            student
+            for student in students
+            if not (course / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").exists()
+        ]
+        if missing:
+            problems.append(f"nbgrader did not autograde {len(missing)}: {missing[:5]}")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=50, help="students in the class (default 50)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--skip-nbgrader", action="store_true", help="time the autograder only")
+    parser.add_argument("--keep", type=Path, help="build the course here and keep it")
+    parser.add_argument(
+        "--breakdown", action="store_true", help="then re-grade in-process, timing each stage"
+    )
+    args = parser.parse_args(argv)
+    if args.n < 1 or args.workers < 1:
+        parser.error("--n and --workers must be at least 1")
+    nbgrader = not args.skip_nbgrader and importlib.util.find_spec("nbgrader") is not None
+
+    console.print(f"machine: {machine()}")
+    with tempfile.TemporaryDirectory(prefix="bench-grading-") as scratch:
+        root = args.keep or Path(scratch)
+        course, out = root / "course", root / "grades"
+        for folder in (course, out):
+            if folder.exists():
+                shutil.rmtree(folder)
+        course.mkdir(parents=True)
+        students = build_class(course, args.n, nbgrader)
+        console.print(
+            f"class of {args.n} notebooks in {course} "
+            f"({len(MIX)} kinds of student round-robin: {', '.join(MIX)})"
+        )
+        console.print(f"python -m autograder grade ... --workers {args.workers} ...")
+        autograder_seconds = time_autograder(course, out, args.workers)
+        nbgrader_seconds = None
+        if nbgrader:
+            console.print("nbgrader autograde bench ...")
+            nbgrader_seconds = time_nbgrader(course)
+        problems = check_outputs(out, course, students, nbgrader)
+        if args.breakdown:
+            console.print("re-grading in this process with stage timers ...")
+            breakdown(course, root / "grades-breakdown", args.workers)
+
+    grid = table(
+        f"Grading a class of {args.n} notebooks",
+        "grader",
+        "wall s",
+        "s / submission",
+        "submissions / s",
+    )
+    rows = [("python -m autograder grade", autograder_seconds)]
+    if nbgrader_seconds is not None:
+        rows.append(("nbgrader autograde", nbgrader_seconds))
+    for name, seconds in rows:
+        grid.add_row(name, f"{seconds:.1f}", f"{seconds / args.n:.3f}", f"{args.n / seconds:.2f}")
+    console.print(grid)
+
+    per_200 = 200 * autograder_seconds / args.n
+    how = "measured" if args.n == 200 else f"extrapolated linearly from {args.n}"
+    console.print(
+        f"a class of 200 ({how}): {per_200:.0f} s (target: under 60 s) -> "
+        + ("[green]met[/green]" if per_200 < 60 else "[red]not met[/red]")
+    )
+    if nbgrader_seconds is None and not args.skip_nbgrader:
+        console.print(
+            "nbgrader is not installed, so there is no comparison: "
+            f"`{Path(sys.executable).parent}/pip install -e '.[nbgrader]'` and run again"
+        )
+    elif nbgrader_seconds is not None:
+        speedup = nbgrader_seconds / autograder_seconds
+        console.print(
+            f"nbgrader / autograder wall time: {ratio(nbgrader_seconds, autograder_seconds)} "
+            "(target: at least 10x) -> "
+            + ("[green]met[/green]" if speedup >= 10 else "[red]not met[/red]")
+        )
+    for problem in problems:
+        console.print(f"[red]problem:[/red] {problem}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
