@@ -1,0 +1,261 @@
+"""The assignment notebooks: generated from the solutions and the rules, judged like the autograder.
+
+These tests need no nbgrader run (tests/test_nbgrader_course.py runs nbgrader itself): they read
+the committed source notebooks, regenerate them, and execute their hidden test cells in this
+process against the example class.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+import importlib.util
+import inspect
+import json
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import judge, nbgrader_export, notebook_checks
+from autograder.rules import RULE_IDS, rules
+from autograder.runner import plain as sandbox_plain
+from autograder.sandbox import CallOutcome
+from solutions import alphabeta, depth_limited, evaluation, minimax
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+maker = _load("make_assignments", ROOT / "assignments" / "make_assignments.py")
+make_class = _load("make_class", ROOT / "examples" / "make_class.py")
+SOLUTION_MODULES = (minimax, alphabeta, depth_limited, evaluation)
+
+
+@pytest.fixture(scope="module")
+def notebooks() -> dict:
+    return {
+        name: nbformat.read(maker.notebook_path(name), as_version=4) for name in maker.ASSIGNMENTS
+    }
+
+
+def _meta(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+def _graded_code(notebook) -> list:
+    return [c for c in notebook.cells if c.cell_type == "code" and _meta(c).get("grade")]
+
+
+def test_the_committed_notebooks_are_exactly_what_make_assignments_writes() -> None:
+    stale = [
+        name
+        for name in maker.ASSIGNMENTS
+        if maker.notebook_path(name).read_text(encoding="utf-8") != maker.notebook_text(name)
+    ]
+    assert not stale, f"{stale} are out of date: run python assignments/make_assignments.py"
+
+
+@pytest.mark.parametrize("assignment", maker.ASSIGNMENTS)
+def test_every_solution_region_is_the_source_of_the_solutions_package(
+    notebooks: dict, assignment: str
+) -> None:
+    solution_cells = [
+        c for c in notebooks[assignment].cells if c.cell_type == "code" and _meta(c).get("solution")
+    ]
+    assert solution_cells
+    for cell in solution_cells:
+        assert maker.BEGIN in cell.source and maker.END in cell.source
+        name = ast.parse(cell.source).body[0].name
+        owner = next(m for m in SOLUTION_MODULES if hasattr(m, name))
+        source = inspect.getsource(getattr(owner, name)).rstrip("\n")
+        assert maker.without_markers(cell.source) == source, f"{name} differs from {owner}"
+
+
+@pytest.mark.parametrize("assignment", maker.ASSIGNMENTS)
+def test_the_graded_cells_are_the_rule_groups_with_their_points(
+    notebooks: dict, assignment: str
+) -> None:
+    graded = [
+        (_meta(c)["grade_id"], _meta(c)["points"]) for c in _graded_code(notebooks[assignment])
+    ]
+    assert graded == nbgrader_export.grading_summary(maker.RULES_OF[assignment])
+    for rule in rules():
+        if rule.id in maker.RULES_OF[assignment]:
+            points = sum(p for grade_id, p in graded if grade_id.startswith(f"{rule.id}__"))
+            assert points == rule.points, rule.id
+
+
+def test_assignments_one_to_three_grade_every_rule_once_and_the_bug_hunt_all_of_them() -> None:
+    first_three = [r for a in ("minimax", "alphabeta", "depth_limited") for r in maker.RULES_OF[a]]
+    assert sorted(first_three) == sorted(RULE_IDS)
+    assert maker.RULES_OF["bug_hunt"] == RULE_IDS
+
+
+@pytest.mark.parametrize("assignment", maker.ASSIGNMENTS)
+def test_nbgrader_accepts_the_cell_metadata(notebooks: dict, assignment: str) -> None:
+    nbgraderformat = pytest.importorskip("nbgrader.nbgraderformat")
+    notebook = notebooks[assignment]
+    nbgraderformat.MetadataValidator().validate_nb(notebook)
+    ids = [_meta(c)["grade_id"] for c in notebook.cells if _meta(c)]
+    assert len(ids) == len(set(ids))
+    for cell in notebook.cells:
+        if _meta(cell).get("grade"):
+            assert _meta(cell)["points"] > 0
+        if cell.cell_type == "code":
+            assert not cell.outputs and cell.execution_count is None
+
+
+@pytest.mark.parametrize("assignment", maker.ASSIGNMENTS)
+def test_hidden_test_code_lies_inside_hidden_regions_of_graded_cells(
+    notebooks: dict, assignment: str
+) -> None:
+    for cell in notebooks[assignment].cells:
+        if cell in _graded_code(notebooks[assignment]):
+            visible, rest = cell.source.split("### BEGIN HIDDEN TESTS\n")
+            assert rest.endswith("### END HIDDEN TESTS")
+            assert all(line.startswith("#") for line in visible.splitlines())
+        else:
+            assert "HIDDEN TESTS" not in cell.source
+
+
+def test_manual_answers_are_the_bug_hunt_explanations_at_two_points_a_mistake(notebooks) -> None:
+    for name, notebook in notebooks.items():
+        answers = [c for c in notebook.cells if c.cell_type == "markdown" and _meta(c)]
+        if name != "bug_hunt":
+            assert not answers
+            continue
+        assert [_meta(c)["points"] for c in answers] == [2 * bug.mistakes for bug in maker.BUGS]
+        assert sum(bug.mistakes for bug in maker.BUGS) == 13
+
+
+# -- the hidden tests in a kernel judge as the autograder does ---------------------------------
+
+
+def _hidden_cells(notebook, timeout: float) -> tuple[str, list]:
+    helpers = next(
+        c.source
+        for c in notebook.cells
+        if _meta(c).get("grade_id", "").endswith("_grading_helpers")
+    )
+    helpers = helpers.replace(
+        f"CALL_TIMEOUT = {notebook_checks.CALL_TIMEOUT!r}", f"CALL_TIMEOUT = {timeout}"
+    )
+    return helpers, [(_meta(c)["grade_id"], c.source) for c in _graded_code(notebook)]
+
+
+STUDENTS = [s for s in make_class.EXPECTED if s not in make_class.BROKEN_JSON]
+
+
+@pytest.mark.parametrize("student", STUDENTS)
+def test_the_hidden_cells_lose_exactly_the_rules_the_autograder_loses(
+    notebooks: dict, student: str, capsys
+) -> None:
+    """make_class.SHOULD_LOSE is what the autograder loses (tests/test_grader_class.py)."""
+    helpers, cells = _hidden_cells(notebooks["bug_hunt"], timeout=0.5)
+    namespace: dict = {"__name__": "__main__"}
+    exec(make_class.IMPORTS + make_class.EXTRA_IMPORTS.get(student, ""), namespace)
+    for source in make_class.student_code(student).values():
+        try:
+            exec(source, namespace)
+        except SyntaxError:
+            continue  # the cell fails; the other cells are still run
+    exec(helpers, namespace)
+    lost = set()
+    for grade_id, source in cells:
+        try:
+            exec(source, namespace)
+        except AssertionError:
+            lost.add(grade_id.split("__")[0])
+    assert sorted(lost) == sorted(make_class.SHOULD_LOSE[student])
+
+
+class Small(enum.IntEnum):
+    ZERO = 0
+    THREE = 3
+
+
+class Weird:
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+RETURNED = [3, 3.0, -3, True, False, None, "3", [3], (3,), float("inf"), float("nan"), Small.THREE,
+            Small.ZERO, 0, 0.0, (0,), Weird()]  # fmt: skip
+
+
+def _sandboxed(value):
+    """What the autograder's judge receives for `value`: sandbox plain data through JSON."""
+    return json.loads(json.dumps(sandbox_plain(value)))
+
+
+@pytest.mark.parametrize("value", RETURNED, ids=repr)
+def test_the_kernel_judges_a_returned_value_as_the_autograder(value) -> None:
+    instance = rules()[0].groups[0].instances[0]  # the classic tree, worth 3
+    want = judge.expected("minimax_value", instance)
+    case = {"name": "", "game": instance.game, "state": (), "args": (), "value": want.value}
+    outcome = {"status": "returned", "value": notebook_checks.plain(value), "states": 0}
+    theirs = judge.judge_value(instance, CallOutcome("returned", value=_sandboxed(value)), want)
+    assert notebook_checks.judge_value(case, outcome)[0] == theirs.passed
+
+
+@pytest.mark.parametrize("value", RETURNED, ids=repr)
+def test_the_kernel_judges_a_returned_move_as_the_autograder(value) -> None:
+    instance = rules()[1].groups[0].instances[0]  # a random tree with one best move
+    want = judge.expected("minimax_decision", instance)
+    move = want.optimal[0] if value in (0, 3) and not isinstance(value, bool) else value
+    case = {
+        "name": "",
+        "game": instance.game,
+        "state": instance.state,
+        "args": (),
+        "optimal": want.optimal,
+        "child_values": list(want.child_values),
+    }
+    outcome = {"status": "returned", "value": notebook_checks.plain(move), "states": 0}
+    theirs = judge.judge_decision(instance, CallOutcome("returned", value=_sandboxed(move)), want)
+    assert notebook_checks.judge_decision(case, outcome)[0] == theirs.passed
+
+
+def test_pruning_hints_are_the_autograders_own() -> None:
+    from autograder import diagnosis
+
+    rule = next(r for r in rules() if r.id == "alphabeta_pruning")
+    for group in rule.groups:
+        decision = group.function.endswith("_decision")
+        for instance in group.instances[:3]:
+            want = judge.expected(group.function, instance)
+            causes = nbgrader_export.pruning_causes(instance, decision, want.states)
+            for count, text in causes.items():
+                assert text == diagnosis.pruning_cause(
+                    instance.game, instance.state, decision, count
+                )
+
+
+def test_connect_four_positions_are_written_as_moves_that_reach_them() -> None:
+    from games import ConnectFour
+
+    for rule in rules():
+        for group in rule.groups:
+            for instance in group.instances:
+                if isinstance(instance.game, ConnectFour):
+                    moves = nbgrader_export.connect_four_moves(instance.state)
+                    assert ConnectFour.from_moves(moves) == instance.state
+
+
+def test_the_cli_lists_the_cells_with_their_points(capsys) -> None:
+    from autograder.cli import main
+
+    assert main(["nbgrader-cells", "minimax_decision"]) == 0
+    out = capsys.readouterr().out
+    assert "minimax_decision__tic_tac_toe_one_best_move" in out and "10  in 2 cells" in out

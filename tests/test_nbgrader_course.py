@@ -1,0 +1,240 @@
+"""nbgrader's own pipeline on the course folder, and the same points from both graders.
+
+The course folder (nbgrader_config.py and source/) is copied into a temporary folder, where
+`nbgrader generate_assignment`, `autograde`, `generate_feedback` and `export` run as an
+instructor runs them (assignment 1 through the command line, the others through nbgrader's
+Python API, which runs the same converters without a process start each). Each assignment is
+handed in by the instructor (the source notebook), by a student who wrote nothing (the released
+notebook) and by students of the example class (the released notebook with their code). The
+example students are also graded by `autograder.grade`, and every rule group must get the same
+points from both.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+
+pytest.importorskip("nbgrader")
+
+from autograder.grade import Settings, grade  # noqa: E402
+from autograder.load import Submission, load  # noqa: E402
+from autograder.sandbox import Limits, build_import_view  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+COURSE = ROOT / "assignments"
+BIN = Path(sys.executable).parent
+ASSIGNMENTS = ("minimax", "alphabeta", "depth_limited", "bug_hunt")
+EXAMPLE_STUDENTS = {
+    "minimax": ("erin_max_starts_at_zero", "peggy_last_child"),
+    "alphabeta": ("mallory_fresh_window",),
+    "depth_limited": ("walter_textbook_depth",),
+    "bug_hunt": ("yolanda_beta_min_alpha",),
+}
+
+pytestmark = pytest.mark.slow
+
+
+def _make_class():
+    spec = importlib.util.spec_from_file_location("make_class", ROOT / "examples" / "make_class.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _nbgrader(course: Path, *args: str) -> None:
+    run = subprocess.run(
+        [str(BIN / "nbgrader"), *args], cwd=course, capture_output=True, text=True, timeout=600
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def _hand_in(course: Path, assignment: str, student: str, make_class) -> Path:
+    """Put `student`'s notebook into submitted/<student>/<assignment>/ and return its path."""
+    target = course / "submitted" / student / assignment / f"{assignment}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if student == "instructor":
+        shutil.copy(course / "source" / assignment / f"{assignment}.ipynb", target)
+        return target
+    notebook = nbformat.read(course / "release" / assignment / f"{assignment}.ipynb", 4)
+    code = make_class.student_code(student) if student != "nothing_written" else {}
+    for cell in notebook.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution") and meta.get("grade_id") in code:
+            cell.source = make_class.EXTRA_IMPORTS.get(student, "") + code[meta["grade_id"]]
+    nbformat.write(notebook, target)
+    return target
+
+
+EXAMPLES = [(a, s) for a, students in EXAMPLE_STUDENTS.items() for s in students]
+
+
+def _autograder_record(course: Path, assignment: str, student: str, settings: Settings) -> dict:
+    path = course / "submitted" / student / assignment / f"{assignment}.ipynb"
+    submission = Submission(student, (path,))
+    return grade(submission, load(submission, nbformat), settings)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    """The course after nbgrader's whole pipeline, and the autograder's records of the examples.
+
+    The autograder grades the example students in a background thread while nbgrader works.
+    """
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config.loader import PyFileConfigLoader
+
+    course = tmp_path_factory.mktemp("nbgrader") / "course"
+    course.mkdir()
+    shutil.copy(COURSE / "nbgrader_config.py", course)
+    shutil.copytree(COURSE / "source", course / "source")
+    make_class = _make_class()
+    with (
+        pytest.MonkeyPatch.context() as patch,
+        tempfile.TemporaryDirectory() as scratch,
+        ThreadPoolExecutor(max_workers=1) as background,
+    ):
+        patch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")  # for alembic
+        config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+        config.CourseDirectory.root = str(course)
+        api = NbGraderAPI(config=config)
+        _nbgrader(course, "generate_assignment", "minimax")
+        for assignment in ASSIGNMENTS[1:]:
+            assert api.generate_assignment(assignment)["success"]
+        for assignment in ASSIGNMENTS:
+            for student in ("instructor", "nothing_written", *EXAMPLE_STUDENTS[assignment]):
+                _hand_in(course, assignment, student, make_class)
+        settings = Settings(Limits(), build_import_view(Path(scratch)))
+        records = {
+            item: background.submit(_autograder_record, course, *item, settings)
+            for item in EXAMPLES
+        }
+        _nbgrader(course, "autograde", "minimax")
+        for assignment in ASSIGNMENTS[1:]:
+            for student in ("instructor", "nothing_written", *EXAMPLE_STUDENTS[assignment]):
+                result = api.autograde(assignment, student)
+                assert result["success"], result.get("log")
+        _nbgrader(course, "generate_feedback", "minimax", "--student", "peggy_last_child")
+        _nbgrader(course, "export")
+        return course, {item: future.result() for item, future in records.items()}
+
+
+@pytest.fixture(scope="module")
+def course(graded: tuple[Path, dict]) -> Path:
+    return graded[0]
+
+
+def _gradebook(course: Path):
+    from nbgrader.api import Gradebook
+
+    return Gradebook(f"sqlite:///{course / 'gradebook.db'}")
+
+
+def _cell_scores(course: Path, assignment: str, student: str) -> dict[str, float]:
+    with _gradebook(course) as gradebook:
+        notebook = gradebook.find_submission_notebook(assignment, assignment, student)
+        return {grade.name: grade.score for grade in notebook.grades if grade.cell_type == "code"}
+
+
+def _autograded(course: Path, assignment: str, student: str):
+    return nbformat.read(course / "autograded" / student / assignment / f"{assignment}.ipynb", 4)
+
+
+def _errors(cell) -> list[str]:
+    return [
+        f"{out.ename}: {out.evalue}"
+        for out in cell.get("outputs", [])
+        if out.get("output_type") == "error"
+    ]
+
+
+def _graded(cell) -> bool:
+    return cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade", False)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_source_notebook_runs_and_scores_full_marks_on_its_own_hidden_tests(
+    course: Path, assignment: str
+) -> None:
+    scores = _cell_scores(course, assignment, "instructor")
+    with _gradebook(course) as gradebook:
+        maximum = gradebook.find_assignment(assignment).max_code_score
+    assert scores and sum(scores.values()) == maximum
+    for cell in _autograded(course, assignment, "instructor").cells:
+        assert not _errors(cell), cell.source[:200]
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_released_notebook_runs_and_scores_zero_saying_not_implemented(
+    course: Path, assignment: str
+) -> None:
+    scores = _cell_scores(course, assignment, "nothing_written")
+    assert scores and not any(scores.values())
+    for cell in _autograded(course, assignment, "nothing_written").cells:
+        if _graded(cell):
+            assert "not implemented" in " ".join(_errors(cell)), cell.source[:200]
+        else:
+            assert not _errors(cell), cell.source[:200]
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_released_notebooks_hold_no_solution_and_no_hidden_test_code(
+    course: Path, assignment: str
+) -> None:
+    released = (course / "release" / assignment / f"{assignment}.ipynb").read_text()
+    source = nbformat.read(course / "source" / assignment / f"{assignment}.ipynb", 4)
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "HIDDEN TESTS", "'child_values'", "'id': 1,"):
+        assert marker not in released
+    notebook = nbformat.reads(released, 4)
+    by_id = {cell.metadata.get("nbgrader", {}).get("grade_id"): cell for cell in notebook.cells}
+    for cell in source.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution") and cell.cell_type == "code":
+            region = cell.source.split("### BEGIN SOLUTION\n")[1].split("### END SOLUTION")[0]
+            assert region.strip() not in released
+            assert "raise NotImplementedError()" in by_id[meta["grade_id"]].source
+        elif meta.get("solution"):
+            assert by_id[meta["grade_id"]].source == "YOUR ANSWER HERE"
+        elif meta.get("grade"):
+            assert by_id[meta["grade_id"]].source == cell.source.split("\n### BEGIN")[0]
+
+
+@pytest.mark.parametrize("assignment, student", EXAMPLES)
+def test_nbgrader_and_the_autograder_give_every_rule_group_the_same_points(
+    graded: tuple[Path, dict], assignment: str, student: str
+) -> None:
+    from autograder.nbgrader_export import slug
+
+    course, records = graded
+    record = records[(assignment, student)]
+    assert record["status"] == "graded", record["messages"]
+    theirs = {
+        f"{rule['id']}__{slug(group['name'])}": group["points"]
+        for rule in record["rules"]
+        for group in rule["groups"]
+    }
+    ours = _cell_scores(course, assignment, student)
+    assert ours == {grade_id: theirs[grade_id] for grade_id in ours}
+    assert 0 < len(ours) <= len(theirs)
+
+
+def test_feedback_and_the_exported_grades_come_out_of_nbgrader(course: Path) -> None:
+    feedback = course / "feedback" / "peggy_last_child" / "minimax" / "minimax.html"
+    page = feedback.read_text(encoding="utf-8")
+    assert "the last action" in page  # the hint for a decision that returns the last action
+    assert "HIDDEN TESTS" not in page and "'child_values'" not in page
+    with open(course / "grades.csv", newline="") as handle:
+        rows = {(row["assignment"], row["student_id"]): row for row in csv.DictReader(handle)}
+    assert float(rows[("minimax", "instructor")]["score"]) == 25.0
+    assert float(rows[("minimax", "peggy_last_child")]["score"]) == 15.0
+    assert float(rows[("bug_hunt", "instructor")]["max_score"]) == 100 + 26
