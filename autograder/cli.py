@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from autograder import grade as grading
 from autograder import gradescope, report
 from autograder.load import discover, load
+from autograder.rules import ASSIGNMENT_RULES, RULE_IDS
 from autograder.sandbox import Limits, become_subreaper, build_import_view, reap_orphans
 
 PACKAGES = ("autograder", "solutions", "games")
@@ -76,6 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     grade.add_argument("--memory", type=int, default=2048, help="MiB per submission")
     grade.add_argument("--force", action="store_true", help="regrade unchanged submissions")
+    grade.add_argument(
+        "--assignment",
+        choices=sorted(ASSIGNMENT_RULES),
+        help="grade only this assignment's rules (and, in an nbgrader course, its folder)",
+    )
     grade.add_argument("--quiet", action="store_true", help="no progress bar or table")
     bundle = commands.add_parser("gradescope", help="build a Gradescope autograder bundle (zip)")
     bundle.add_argument("--out", type=Path, default=Path("autograder.zip"))
@@ -112,7 +118,7 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     if args.workers < 1:
         console.print("--workers must be at least 1")
         return 2
-    found = discover(args.paths)
+    found = discover(args.paths, args.assignment)
     for path, reason in found.skipped:
         console.print(f"[yellow]skipped[/yellow] {path}: {reason}")
     if not found.submissions:
@@ -142,9 +148,10 @@ def run(submissions, args, limits: Limits, scratch: Path, console: Console) -> l
     """Grade every submission (reusing unchanged results) and return their records."""
     import nbformat  # slow to import: once per run
 
-    stamp = fingerprint()
+    rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
+    stamp = f"{fingerprint()}:{','.join(rule_ids)}"
     grading.warm_up()
-    settings = grading.Settings(limits=limits, view=build_import_view(scratch))
+    settings = grading.Settings(limits=limits, view=build_import_view(scratch), rule_ids=rule_ids)
     records: dict[str, dict] = {}
     pending = []
     for submission in submissions:
@@ -173,7 +180,8 @@ def run(submissions, args, limits: Limits, scratch: Path, console: Console) -> l
             record = grading.grade(submission, loaded, settings)
             page = grading.feedback(record)
         except Exception as error:  # noqa: BLE001 - one submission must not stop the class
-            record = grading.failed(submission, loaded, f"{type(error).__name__}: {error}")
+            reason = f"{type(error).__name__}: {error}"
+            record = grading.failed(submission, loaded, reason, settings.rule_ids)
             page = grading.feedback(record)
         try:
             report.save_student(args.out, record, stamp, page)

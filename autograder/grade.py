@@ -10,7 +10,7 @@ from pathlib import Path
 from autograder import report
 from autograder.judge import expected, judge_group
 from autograder.load import Loaded, Submission
-from autograder.rules import FUNCTIONS, Rule, rules
+from autograder.rules import RULE_IDS, Rule, rules, selected_rules
 from autograder.sandbox import CallOutcome, Limits, StudentProcess
 from games import GameTree, backed_up_values, draw_tree, figure_to_data_uri
 
@@ -21,6 +21,7 @@ MAX_RESTARTS = 5
 class Settings:
     limits: Limits
     view: Path
+    rule_ids: tuple[str, ...] = RULE_IDS
 
 
 def planned_calls(selected: tuple[Rule, ...]) -> list[tuple[str, object]]:
@@ -48,12 +49,13 @@ def grade(submission: Submission, loaded: Loaded, settings: Settings) -> dict:
         "functions": [],
         "output": "",
     }
-    selected = rules()
+    selected = selected_rules(settings.rule_ids)
     if loaded.error:
         record["status"] = loaded.error
         record["messages"].append(f"{loaded.error}: no function could be graded")
         return _total(record, selected, {}, started)
-    process = StudentProcess(loaded.cells, list(FUNCTIONS), settings.view, settings.limits)
+    wanted = sorted({group.function for rule in selected for group in rule.groups})
+    process = StudentProcess(loaded.cells, wanted, settings.view, settings.limits)
     try:
         loading = process.start()
         for error in loading.cell_errors:
@@ -70,7 +72,7 @@ def grade(submission: Submission, loaded: Loaded, settings: Settings) -> dict:
             record["status"] = (
                 "none of the graded functions is defined: is this the notebook of this assignment?"
             )
-        for missing in sorted(set(FUNCTIONS) - set(loading.functions)):
+        for missing in sorted(set(wanted) - set(loading.functions)):
             record["messages"].append(
                 f"{missing} is not defined (or not a function) in your notebook: its rules score 0"
             )
@@ -81,7 +83,9 @@ def grade(submission: Submission, loaded: Loaded, settings: Settings) -> dict:
     return _total(record, selected, outcomes, started)
 
 
-def failed(submission: Submission, loaded: Loaded, error: str) -> dict:
+def failed(
+    submission: Submission, loaded: Loaded, error: str, rule_ids: tuple[str, ...] = RULE_IDS
+) -> dict:
     """The record of a submission the grader itself could not grade: zero, with the reason."""
     record = {
         "student": submission.student,
@@ -92,7 +96,7 @@ def failed(submission: Submission, loaded: Loaded, error: str) -> dict:
         "functions": [],
         "output": "",
     }
-    return _total(record, rules(), {}, time.monotonic())
+    return _total(record, selected_rules(rule_ids), {}, time.monotonic())
 
 
 def _run_calls(process: StudentProcess, defined: list[str], calls: list, record: dict) -> dict:

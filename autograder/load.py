@@ -35,12 +35,14 @@ class Discovery:
     skipped: list[tuple[Path, str]]
 
 
-def discover(paths: list[Path]) -> Discovery:
+def discover(paths: list[Path], assignment: str | None = None) -> Discovery:
     """Turn PATH arguments into submissions, one per student.
 
     A PATH is a notebook or Python file (the stem is the student id), a folder of them, or an
-    nbgrader course folder / `submitted` folder laid out as `submitted/<student>/<assignment>/`.
-    Files that are neither notebooks nor Python files are listed as skipped, with the reason.
+    nbgrader course folder / `submitted` folder laid out as `submitted/<student>/<assignment>/`;
+    there `assignment` picks one assignment's folder (without it, every notebook of a student
+    is read as one submission). Files that are neither notebooks nor Python files are listed as
+    skipped, with the reason.
     """
     found: dict[str, list[Path]] = {}
     skipped: list[tuple[Path, str]] = []
@@ -51,9 +53,9 @@ def discover(paths: list[Path]) -> Discovery:
         elif path.is_file():
             _add_file(path, path.stem, found, skipped)
         elif (path / "submitted").is_dir():
-            _add_nbgrader(path / "submitted", found, skipped)
+            _add_nbgrader(path / "submitted", found, skipped, assignment)
         elif path.name == "submitted":
-            _add_nbgrader(path, found, skipped)
+            _add_nbgrader(path, found, skipped, assignment)
         else:
             for entry in sorted(path.iterdir()):
                 if entry.name.startswith("."):
@@ -84,15 +86,18 @@ def _add_file(path: Path, student: str, found: dict, skipped: list) -> None:
     found[student] = [path]
 
 
-def _add_nbgrader(submitted: Path, found: dict, skipped: list) -> None:
+def _add_nbgrader(submitted: Path, found: dict, skipped: list, assignment: str | None) -> None:
     for student_dir in sorted(p for p in submitted.iterdir() if p.is_dir()):
+        if assignment is not None:
+            student_dir = student_dir / assignment
         files = sorted(
             f
             for f in student_dir.rglob("*")
             if f.suffix == ".ipynb" and ".ipynb_checkpoints" not in f.parts
         )
+        student = student_dir.parent.name if assignment is not None else student_dir.name
         if files:
-            found[student_id(student_dir.name)] = files
+            found[student_id(student)] = files
         else:
             skipped.append((student_dir, "no notebook in this student's folder"))
 

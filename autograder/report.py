@@ -109,11 +109,18 @@ def load_student(out: Path, student: str) -> dict | None:
         return None
 
 
+def graded_rule_ids(records: list[dict]) -> tuple[str, ...]:
+    """The rule ids the records were graded on, in the usual order."""
+    present = {rule["id"] for record in records for rule in record["rules"]}
+    return tuple(rule_id for rule_id in RULE_IDS if rule_id in present) or RULE_IDS
+
+
 def grades_csv(records: list[dict]) -> str:
     """One row per student: student, score, max_score, one column per rule id, status."""
+    rule_ids = graded_rule_ids(records)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "score", "max_score", *RULE_IDS, "status"])
+    writer.writerow(["student", "score", "max_score", *rule_ids, "status"])
     for record in sorted(records, key=lambda r: r["student"]):
         points = {rule["id"]: rule["points"] for rule in record["rules"]}
         writer.writerow(
@@ -121,7 +128,7 @@ def grades_csv(records: list[dict]) -> str:
                 record["student"],
                 _number(record["score"]),
                 _number(record["max_score"]),
-                *(_number(points.get(rule_id, 0)) for rule_id in RULE_IDS),
+                *(_number(points.get(rule_id, 0)) for rule_id in rule_ids),
                 record["status"],
             ]
         )
@@ -146,13 +153,14 @@ def summary_table(records: list[dict]) -> Table:
         "depth_limited_value": "dl val",
         "depth_limited_decision": "dl move",
     }
-    for rule_id in RULE_IDS:
+    rule_ids = graded_rule_ids(records)
+    for rule_id in rule_ids:
         table.add_column(short.get(rule_id, rule_id), justify="right")
     table.add_column("status", no_wrap=True, overflow="ellipsis", max_width=40)
     for record in sorted(records, key=lambda r: r["student"]):
         rules = {rule["id"]: rule for rule in record["rules"]}
         cells = []
-        for rule_id in RULE_IDS:
+        for rule_id in rule_ids:
             rule = rules.get(rule_id)
             if rule is None:
                 cells.append("-")

@@ -66,6 +66,14 @@ RULE_IDS = (
     "depth_limited_value",
     "depth_limited_decision",
 )
+ASSIGNMENT_RULES: dict[str, tuple[str, ...]] = {
+    "minimax": ("minimax_value", "minimax_decision"),
+    "alphabeta": ("alphabeta_value", "alphabeta_decision", "alphabeta_pruning"),
+    "depth_limited": ("depth_limited_value", "depth_limited_decision"),
+    "bug_hunt": RULE_IDS,
+}
+"""The rules each assignment of the nbgrader course (assignments/) grades."""
+
 FUNCTIONS = (
     "minimax_value",
     "minimax_decision",
@@ -153,6 +161,14 @@ def rules() -> tuple[Rule, ...]:
             ),
         ),
     )  # fmt: skip
+
+
+def selected_rules(rule_ids: tuple[str, ...] = RULE_IDS) -> tuple[Rule, ...]:
+    """The rules with these ids, in the usual order."""
+    unknown = set(rule_ids) - set(RULE_IDS)
+    if unknown:
+        raise KeyError(f"no rule {sorted(unknown)}; the rules are {', '.join(RULE_IDS)}")
+    return tuple(candidate for candidate in rules() if candidate.id in rule_ids)
 
 
 def rule(rule_id: str) -> Rule:

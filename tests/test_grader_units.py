@@ -106,3 +106,21 @@ def test_a_regrade_of_a_changed_submission_keeps_the_old_grade_in_history(tmp_pa
         old["digest"]
         != json.loads((out / "ann" / "results.json").read_text())["extra_data"]["record"]["digest"]
     )
+
+
+def test_assignment_option_grades_one_assignment_of_an_nbgrader_course(tmp_path: Path) -> None:
+    from autograder.reference import reference_source
+
+    for student in ("s1", "s2"):
+        for assignment in ("minimax", "alphabeta"):
+            folder = tmp_path / "course" / "submitted" / student / assignment
+            folder.mkdir(parents=True)
+            _notebook(folder / f"{assignment}.ipynb", reference_source())
+    out = tmp_path / "out"
+    assert main(["grade", str(tmp_path / "course"), "--out", str(out), "--assignment",
+                 "minimax", "--quiet"]) == 0  # fmt: skip
+    lines = (out / "grades.csv").read_text().splitlines()
+    assert lines[0] == "student,score,max_score,minimax_value,minimax_decision,status"
+    assert lines[1:] == ["s1,25,25,15,10,graded", "s2,25,25,15,10,graded"]
+    record = json.loads((out / "s1" / "results.json").read_text())["extra_data"]["record"]
+    assert record["files"][0].endswith("minimax/minimax.ipynb")
