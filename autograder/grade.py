@@ -40,15 +40,7 @@ def planned_calls(selected: tuple[Rule, ...]) -> list[tuple[str, object]]:
 def grade(submission: Submission, loaded: Loaded, settings: Settings) -> dict:
     """Grade one submission and return its result record (plain, JSON-serialisable data)."""
     started = time.monotonic()
-    record = {
-        "student": submission.student,
-        "files": [str(path) for path in submission.files],
-        "digest": loaded.digest,
-        "status": "graded",
-        "messages": list(loaded.notes),
-        "functions": [],
-        "output": "",
-    }
+    record = _new_record(submission, loaded.digest, "graded", list(loaded.notes))
     selected = selected_rules(settings.rule_ids)
     if loaded.error:
         record["status"] = loaded.error
@@ -86,17 +78,29 @@ def grade(submission: Submission, loaded: Loaded, settings: Settings) -> dict:
 def failed(
     submission: Submission, loaded: Loaded, error: str, rule_ids: tuple[str, ...] = RULE_IDS
 ) -> dict:
-    """The record of a submission the grader itself could not grade: zero, with the reason."""
-    record = {
+    """The record of a submission the grader itself could not grade: zero, with the reason.
+
+    Its digest is left empty, so the next run grades the submission again.
+    """
+    record = _new_record(
+        submission,
+        "",
+        f"the grader failed on this submission ({error}); please report it",
+        [f"grading stopped with an internal error: {error}"],
+    )
+    return _total(record, selected_rules(rule_ids), {}, time.monotonic())
+
+
+def _new_record(submission: Submission, digest: str, status: str, messages: list[str]) -> dict:
+    return {
         "student": submission.student,
         "files": [str(path) for path in submission.files],
-        "digest": "",  # never reused: the next run grades it again
-        "status": f"the grader failed on this submission ({error}); please report it",
-        "messages": [f"grading stopped with an internal error: {error}"],
+        "digest": digest,
+        "status": status,
+        "messages": messages,
         "functions": [],
         "output": "",
     }
-    return _total(record, selected_rules(rule_ids), {}, time.monotonic())
 
 
 def _run_calls(process: StudentProcess, defined: list[str], calls: list, record: dict) -> dict:
