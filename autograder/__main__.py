@@ -2,4 +2,5 @@
 
 from autograder.cli import main
 
-raise SystemExit(main(adopt_orphans=True))
+if __name__ == "__main__":  # only when run as a command, never on import
+    raise SystemExit(main(adopt_orphans=True))
