@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from numbers import Real
 
 from games.protocol import Game, State
+from games.tree import Path, PathTree
 
 Utilities = tuple[float, ...]
 MultiplayerTreeNode = Utilities | Sequence["MultiplayerTreeNode"]
-Path = tuple[int, ...]
 
 
 class MultiplayerGame(Game):
@@ -41,7 +41,7 @@ class MultiplayerGame(Game):
         return self.utilities(state)[0]
 
 
-class MultiplayerTree(MultiplayerGame):
+class MultiplayerTree(PathTree, MultiplayerGame):
     """A game of `players` players given as an explicit tree: inner nodes are lists, leaves tuples.
 
     >>> game = MultiplayerTree([[(1, 2, 3), (4, 1, 2)], [(6, 1, 2), (7, 4, 1)]])
@@ -76,65 +76,20 @@ class MultiplayerTree(MultiplayerGame):
         options += "" if self.root_player == 0 else f", root_player={self.root_player}"
         return f"MultiplayerTree({_thaw(self.tree)!r}{options})"
 
-    def node(self, state: Path) -> MultiplayerTreeNode:
-        """Return the subtree (a tuple of children) or the leaf's utilities at `state`."""
-        node = self.tree
-        for index in state:
-            node = node[index]
-        return node
-
-    def initial_state(self) -> Path:
-        return ()
+    @staticmethod
+    def _is_leaf(node: MultiplayerTreeNode) -> bool:
+        # After checking, inner nodes hold nodes (tuples) and leaves numbers, never both.
+        return _is_number(node[0])
 
     def to_move(self, state: Path) -> int:
         return (self.root_player + len(state)) % self.players
 
-    def actions(self, state: Path) -> list[int]:
-        node = self.node(state)
-        return [] if _is_leaf(node) else list(range(len(node)))
-
-    def result(self, state: Path, action: int) -> Path:
-        node = self.node(state)
-        if (
-            _is_leaf(node)
-            or not isinstance(action, int)
-            or isinstance(action, bool)
-            or not 0 <= action < len(node)
-        ):
-            raise self._illegal(state, action)
-        return (*state, action)
-
-    def is_terminal(self, state: Path) -> bool:
-        return _is_leaf(self.node(state))
-
     def utilities(self, state: Path) -> Utilities:
-        node = self.node(state)
-        if not _is_leaf(node):
-            raise self._not_terminal(state)
-        return node
-
-    def leaves(self) -> list[Path]:
-        """Return the paths of every leaf, left to right."""
-        found: list[Path] = []
-
-        def walk(node: MultiplayerTreeNode, path: Path) -> None:
-            if _is_leaf(node):
-                found.append(path)
-            else:
-                for index, child in enumerate(node):
-                    walk(child, (*path, index))
-
-        walk(self.tree, ())
-        return found
+        return self._leaf_value(state)
 
 
 def _is_number(value: object) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
-
-
-def _is_leaf(node: MultiplayerTreeNode) -> bool:
-    # After checking, inner nodes hold nodes (tuples) and leaves hold numbers, never both.
-    return _is_number(node[0])
 
 
 def _check_node(node: MultiplayerTreeNode, path: Path, players: int) -> None:
@@ -165,7 +120,7 @@ def _freeze(node: MultiplayerTreeNode) -> MultiplayerTreeNode:
 
 
 def _thaw(node: MultiplayerTreeNode) -> MultiplayerTreeNode:
-    return node if _is_leaf(node) else [_thaw(child) for child in node]
+    return node if MultiplayerTree._is_leaf(node) else [_thaw(child) for child in node]
 
 
 TakeAwayState = tuple[int, int]

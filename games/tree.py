@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 from games.protocol import MAX, MIN, Game
 
@@ -11,7 +12,70 @@ Tree = float | int | Sequence["Tree"]
 Path = tuple[int, ...]
 
 
-class GameTree(Game):
+class PathTree:
+    """What every explicit tree game shares: states are paths of child indices from the root.
+
+    A subclass sets `self.tree` (inner nodes as tuples of children) and says how a leaf looks
+    with `_is_leaf`; actions are child indices `0..k-1` in order, a leaf is terminal, and
+    `_leaf_value` returns what a leaf holds.
+    """
+
+    tree: Any
+
+    @staticmethod
+    def _is_leaf(node: Any) -> bool:
+        return not isinstance(node, tuple)
+
+    def node(self, state: Path) -> Any:
+        """Return the subtree (a tuple of children) or what the leaf holds at `state`."""
+        node = self.tree
+        for index in state:
+            node = node[index]
+        return node
+
+    def initial_state(self) -> Path:
+        return ()
+
+    def actions(self, state: Path) -> list[int]:
+        node = self.node(state)
+        return [] if self._is_leaf(node) else list(range(len(node)))
+
+    def result(self, state: Path, action: int) -> Path:
+        node = self.node(state)
+        if (
+            self._is_leaf(node)
+            or not isinstance(action, int)
+            or isinstance(action, bool)
+            or not 0 <= action < len(node)
+        ):
+            raise self._illegal(state, action)
+        return (*state, action)
+
+    def is_terminal(self, state: Path) -> bool:
+        return self._is_leaf(self.node(state))
+
+    def _leaf_value(self, state: Path) -> Any:
+        node = self.node(state)
+        if not self._is_leaf(node):
+            raise self._not_terminal(state)
+        return node
+
+    def leaves(self) -> list[Path]:
+        """Return the paths of every leaf, left to right."""
+        found: list[Path] = []
+
+        def walk(node: Any, path: Path) -> None:
+            if self._is_leaf(node):
+                found.append(path)
+            else:
+                for index, child in enumerate(node):
+                    walk(child, (*path, index))
+
+        walk(self.tree, ())
+        return found
+
+
+class GameTree(PathTree, Game):
     """A game given as an explicit tree: inner nodes are lists, leaves are numbers.
 
     >>> game = GameTree([[3, 12, 8], [2, 4, 6], [14, 5, 2]])
@@ -35,61 +99,12 @@ class GameTree(Game):
         suffix = "" if self.root_player == MAX else ", root_player=MIN"
         return f"GameTree({_thaw(self.tree)!r}{suffix})"
 
-    def node(self, state: Path) -> Tree:
-        """Return the subtree (a tuple) or leaf value (a number) at `state`."""
-        node = self.tree
-        for index in state:
-            node = node[index]
-        return node
-
-    def initial_state(self) -> Path:
-        return ()
-
     def to_move(self, state: Path) -> str:
         other = MIN if self.root_player == MAX else MAX
         return self.root_player if len(state) % 2 == 0 else other
 
-    def actions(self, state: Path) -> list[int]:
-        node = self.node(state)
-        return [] if _is_leaf(node) else list(range(len(node)))
-
-    def result(self, state: Path, action: int) -> Path:
-        node = self.node(state)
-        if (
-            _is_leaf(node)
-            or not isinstance(action, int)
-            or isinstance(action, bool)
-            or not 0 <= action < len(node)
-        ):
-            raise self._illegal(state, action)
-        return (*state, action)
-
-    def is_terminal(self, state: Path) -> bool:
-        return _is_leaf(self.node(state))
-
     def utility(self, state: Path) -> float:
-        node = self.node(state)
-        if not _is_leaf(node):
-            raise self._not_terminal(state)
-        return node
-
-    def leaves(self) -> list[Path]:
-        """Return the paths of every leaf, left to right."""
-        found: list[Path] = []
-
-        def walk(node: Tree, path: Path) -> None:
-            if _is_leaf(node):
-                found.append(path)
-            else:
-                for index, child in enumerate(node):
-                    walk(child, (*path, index))
-
-        walk(self.tree, ())
-        return found
-
-
-def _is_leaf(node: Tree) -> bool:
-    return not isinstance(node, tuple)
+        return self._leaf_value(state)
 
 
 def _check_tree(node: Tree, path: Path) -> None:
