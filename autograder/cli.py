@@ -19,7 +19,13 @@ from autograder import grade as grading
 from autograder import gradescope, report
 from autograder.load import discover, load
 from autograder.rules import ASSIGNMENT_RULES, RULE_IDS
-from autograder.sandbox import Limits, become_subreaper, build_import_view, reap_orphans
+from autograder.sandbox import (
+    Limits,
+    become_subreaper,
+    build_import_view,
+    jail_support,
+    reap_orphans,
+)
 
 PACKAGES = ("autograder", "solutions", "games")
 
@@ -76,6 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout", type=float, default=10.0, help="seconds per graded call (x3 for loading)"
     )
     grade.add_argument("--memory", type=int, default=2048, help="MiB per submission")
+    grade.add_argument(
+        "--isolation",
+        choices=("auto", "jail", "process"),
+        default="auto",
+        help="jail: namespaces, chroot and a user per submission (root on Linux; refuse to run "
+        "without); process: a plain child process; auto (default): the jail where possible",
+    )
     grade.add_argument("--force", action="store_true", help="regrade unchanged submissions")
     grade.add_argument(
         "--assignment",
@@ -125,7 +138,20 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
         console.print("no submissions found: give notebooks, .py files or folders of them")
         return 2
     load_timeout = max(10.0, 3 * args.timeout)  # importing plotting libraries takes seconds
-    limits = Limits(timeout=args.timeout, load_timeout=load_timeout, memory_mb=args.memory)
+    limits = Limits(
+        timeout=args.timeout,
+        load_timeout=load_timeout,
+        memory_mb=args.memory,
+        isolation=args.isolation,
+    )
+    jailed, how = jail_support() if args.isolation != "process" else (False, "--isolation process")
+    if args.isolation == "jail" and not jailed:
+        console.print(f"[red]--isolation jail[/red]: the jail cannot be used here: {how}")
+        return 2
+    console.print(
+        f"isolation: {'jail (' + how + ')' if jailed else 'process only (' + how + ')'}",
+        highlight=False,
+    )
     if adopt_orphans:
         become_subreaper()
     with OutputLock(args.out), tempfile.TemporaryDirectory(prefix="autograder-") as scratch:

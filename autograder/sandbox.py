@@ -27,6 +27,7 @@ import games
 from games.protocol import Game
 
 RUNNER = Path(__file__).with_name("runner.py")
+JAIL = Path(__file__).with_name("jail.py")
 MARKER = "AUTOGRADER_JOB"
 _ACTIVE: set[int] = set()
 _ACTIVE_LOCK = threading.Lock()
@@ -44,6 +45,9 @@ class Limits:
     cpu_seconds: int = 300
     memory_mb: int = 2048
     output_kb: int = 256
+    processes: int = 64
+    disk_mb: int = 64
+    isolation: str = "auto"  # "jail" (required), "process", or "auto" (the jail where possible)
 
 
 @dataclass
@@ -95,9 +99,7 @@ def build_import_view(root: Path) -> Path:
             continue
         for entry in sorted(site.iterdir()):
             name = entry.name
-            hidden = name.split(".")[0].split("-")[0] in HIDDEN_PACKAGES
-            editable = name.startswith("__editable__") or name.endswith(".pth")
-            if name in seen or hidden or editable or "adversarial_search_course" in name:
+            if name in seen or _hidden_entry(name):
                 continue
             seen.add(name)
             (view / name).symlink_to(entry)
@@ -153,18 +155,22 @@ class StudentProcess:
         self._buffer = b""
         self._tokens = random.Random(os.urandom(16))
         self.job = os.urandom(12).hex()
+        self.cgroups: list[str] = []
+        self.jailed = False
 
     # -- life cycle ---------------------------------------------------------------------
 
     def start(self) -> LoadReport:
-        """Start the process and run the submission's cells; never raises."""
+        """Start the process and run the submission's cells. Never raises, except
+        IsolationError when the jail is required (`isolation="jail"`) and cannot be had."""
+        self.jailed = use_jail(self.limits)
         to_child_read, to_child_write = os.pipe()
         from_child_read, from_child_write = os.pipe()
         output = open(self.workdir / "output.txt", "ab")  # noqa: SIM115 - handed to the child
         shutil.copy(RUNNER, self.workdir / "_grader_runner.py")
+        home = self.workdir
         env = {
             "PATH": "/usr/bin:/bin",
-            "HOME": str(self.workdir),
             "MPLBACKEND": "Agg",
             "MPLCONFIGDIR": str(mplconfig_for(self.view)),
             "PYTHONHASHSEED": "0",
@@ -172,10 +178,27 @@ class StudentProcess:
             "PYTHONPATH": "",
             MARKER: self.job,
         }
+        jail = ""
+        if self.jailed:
+            shutil.copy(JAIL, self.workdir / "_grader_jail.py")
+            self.cgroups = make_cgroups(self.job, self.limits)
+            config = jail_config(self.view, self.workdir, self.limits, self.cgroups)
+            config["keep_fds"] = [to_child_read, from_child_write]
+            jail = (
+                "jail = {'__name__': 'jail'}; "
+                "exec(open('_grader_jail.py').read(), jail); "
+                f"jail['enter']({config!r}); "
+            )
+            home = Path(JAIL_HOME)
+            env["MPLCONFIGDIR"] = JAIL_HOME + "/.config/matplotlib"
+            env["TMPDIR"] = "/tmp"
+        env["HOME"] = str(home)
         path = [str(self.view), *_standard_library_paths()]
         bootstrap = (
             f"import sys; sys.path[:] = {path!r}; sys.argv = sys.argv[1:]; "
-            "import runpy; runpy.run_path(sys.argv[0], run_name='__main__')"
+            "runner = open(sys.argv[0]).read(); "
+            f"{jail}"
+            "exec(compile(runner, sys.argv[0], 'exec'), {'__name__': '__main__'})"
         )
         command = [
             sys.executable, "-I", "-S", "-B", "-u", "-c", bootstrap,
@@ -224,7 +247,10 @@ class StudentProcess:
             with _ACTIVE_LOCK:
                 _ACTIVE.discard(self.process.pid)
             self.process = None
-            kill_marked(self.job)
+            remove_cgroups(self.cgroups)
+            self.cgroups = []
+            if not self.jailed:  # without a PID namespace, descendants must be found one by one
+                kill_marked(self.job)
             reap_orphans()
         for fd in ("_write_fd", "_read_fd"):
             if getattr(self, fd, None) is not None:
@@ -388,6 +414,176 @@ class StudentProcess:
             }
             return f"the submission's process died with {name}: {reasons.get(name, 'a signal')}"
         return f"the submission's process exited with code {code} (sys.exit or os._exit?)"
+
+
+# -- the jail (root on Linux): see jail.py -------------------------------------------------
+
+JAIL_HOME = "/home/student"
+UID_BASE = 1_000_000  # + the pid of the submission's first process: one user per submission
+_SUPPORT: dict[str, tuple[bool, str]] = {}
+
+
+class IsolationError(Exception):
+    """`isolation="jail"` was asked for on a machine that cannot provide it."""
+
+
+def use_jail(limits: Limits) -> bool:
+    if limits.isolation == "process":
+        return False
+    works, reason = jail_support()
+    if not works and limits.isolation == "jail":
+        raise IsolationError(f"the jail cannot be used here: {reason}")
+    return works
+
+
+def jail_support() -> tuple[bool, str]:
+    """Whether submissions can be jailed here, and why not; probed once per process.
+
+    The probe jails a bare interpreter and checks that it came out as pid 2 of its own
+    namespace, under a user id that is not root, seeing the jail's file system only.
+    """
+    if "result" in _SUPPORT:
+        return _SUPPORT["result"]
+    if sys.platform != "linux" or os.geteuid() != 0:
+        result = (False, "it needs Linux and root (namespaces, mounts, chroot, another uid)")
+    else:
+        result = _probe_jail()
+    _SUPPORT["result"] = result
+    return result
+
+
+def _probe_jail() -> tuple[bool, str]:
+    with tempfile.TemporaryDirectory(prefix="autograder-probe-") as scratch:
+        config = jail_config(None, Path(scratch), Limits(), [])
+        try:
+            done = subprocess.run(
+                [sys.executable, "-I", "-S", "-B", str(JAIL), json.dumps(config), scratch],
+                cwd=scratch, capture_output=True, text=True, timeout=30,
+            )  # fmt: skip
+        except (OSError, subprocess.SubprocessError) as error:
+            return False, f"the probe did not run: {error}"
+    words = done.stdout.split()
+    if done.returncode != 0 or len(words) != 3:
+        lines = (done.stderr.strip() or f"exit code {done.returncode}").splitlines()
+        return False, f"the probe failed: {lines[-1]}"
+    if words[0] == "0" or words[1] != "2" or words[2] != "False":
+        return False, f"the probe was not isolated (uid, pid, sees the host: {words})"
+    return True, "namespaces, chroot, a user of its own" + (
+        ", memory and process cgroups" if cgroup_roots() else ""
+    )
+
+
+def jail_config(view: Path | None, workdir: Path, limits: Limits, cgroups: list[str]) -> dict:
+    """What the jail is made of: the system and the Python installation, read-only, the
+    import view, and nothing else of the machine (not the repository, not --out, not TMPDIR)."""
+    links, binds = [], ["/usr", "/etc"]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            links.append([top, os.readlink(top)])
+        elif os.path.isdir(top):
+            binds.append(top)
+    prefix = os.path.realpath(sys.base_prefix)
+    sites = sorted({os.path.realpath(sysconfig.get_paths()[key]) for key in ("purelib", "platlib")})
+    masks = []
+    if not prefix.startswith("/usr/"):
+        binds.append(prefix)
+    base_site = os.path.realpath(sysconfig.get_paths(vars={"base": prefix})["purelib"])
+    if os.path.isdir(base_site) and base_site not in sites:
+        masks.append(base_site)
+    if view is not None:
+        binds += [site for site in sites if not site.startswith(prefix + "/")]
+        binds.append(str(view))
+        masks += [str(path) for path in hidden_site_entries()]
+    copies = {}
+    if view is not None:
+        for font_cache in sorted(mplconfig_for(view).glob("fontlist-*.json")):
+            copies[f"{JAIL_HOME}/.config/matplotlib/{font_cache.name}"] = str(font_cache)
+    root = workdir / "jail"
+    root.mkdir(exist_ok=True)
+    return {
+        "root": str(root),
+        "tmpfs_mb": limits.disk_mb,
+        "links": links,
+        "binds": binds,
+        "masks": masks,
+        "copies": copies,
+        "cgroups": cgroups,
+        "nproc": limits.processes,
+        "uid_base": UID_BASE,
+    }
+
+
+def hidden_site_entries() -> list[Path]:
+    """Entries of site-packages a submission must not see (what the import view leaves out)."""
+    found = []
+    for key in ("purelib", "platlib"):
+        site = Path(sysconfig.get_paths()[key])
+        if site.is_dir():
+            found += [entry for entry in sorted(site.iterdir()) if _hidden_entry(entry.name)]
+    return sorted(set(found))
+
+
+def _hidden_entry(name: str) -> bool:
+    hidden = name.split(".")[0].split("-")[0] in HIDDEN_PACKAGES
+    editable = name.startswith("__editable__") or name.endswith(".pth")
+    return hidden or editable or "adversarial_search_course" in name
+
+
+def cgroup_roots() -> dict[str, Path]:
+    """This process's own memory and pids cgroup directories (cgroup v1), where writable."""
+    if "roots" in _SUPPORT:
+        return _SUPPORT["roots"]  # type: ignore[return-value]
+    roots = {}
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        for controller in ("memory", "pids"):
+            directory = Path("/sys/fs/cgroup") / controller / path.lstrip("/")
+            if controller in controllers.split(",") and os.access(directory, os.W_OK):
+                roots[controller] = directory
+    _SUPPORT["roots"] = roots  # type: ignore[assignment]
+    return roots
+
+
+def make_cgroups(job: str, limits: Limits) -> list[str]:
+    """A memory and a pids cgroup for one submission, so that its limits cover every process
+    it starts; [] where cgroups cannot be made (the per-process limits still apply)."""
+    made = []
+    settings = {
+        "memory": {"memory.limit_in_bytes": limits.memory_mb * 1024 * 1024,
+                   "memory.swappiness": 0},
+        "pids": {"pids.max": limits.processes},
+    }  # fmt: skip
+    for controller, root in cgroup_roots().items():
+        directory = root / f"autograder-{job}"
+        try:
+            directory.mkdir()
+            made.append(str(directory))
+            for name, value in settings[controller].items():
+                if (directory / name).exists():
+                    (directory / name).write_text(str(value))
+        except OSError:
+            continue
+    return made
+
+
+def remove_cgroups(directories: list[str]) -> None:
+    """Remove a finished submission's cgroups once the kernel has emptied them."""
+    deadline = time.monotonic() + 2.0
+    for directory in directories:
+        while True:
+            try:
+                os.rmdir(directory)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.01)
 
 
 def kill_marked(job: str) -> int:

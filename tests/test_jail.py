@@ -1,0 +1,197 @@
+"""The jail (autograder/jail.py): what a submission sees and can do from inside it.
+
+Each test runs a function in a real jailed student process that looks around and returns what it
+found as a string. The jail needs root on Linux; elsewhere these tests are skipped (the
+adversarial corpus then shows which holes are open, as strict xfails).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from autograder import sandbox
+from autograder.sandbox import IsolationError, Limits, StudentProcess, build_import_view
+from games import GameTree
+
+ROOT = Path(__file__).resolve().parents[1]
+JAILED, WHY = sandbox.jail_support()
+FAST = Limits(timeout=10.0, load_timeout=10.0, memory_mb=512, isolation="jail")
+pytestmark = pytest.mark.skipif(not JAILED, reason=f"no jail on this machine: {WHY}")
+
+
+@pytest.fixture(scope="module")
+def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_import_view(tmp_path_factory.mktemp("view"))
+
+
+def look(view: Path, body: str, limits: Limits = FAST) -> dict:
+    """Run `body` (which fills the dict `seen`) inside the jail and return `seen`."""
+    source = "import json, os, sys\n\ndef look(game, state):\n    seen = {}\n"
+    source += "".join(f"    {line}\n" for line in textwrap.dedent(body).strip().splitlines())
+    source += "    return json.dumps(seen)\n"
+    process = StudentProcess([[0, source]], ["look"], view, limits)
+    try:
+        assert process.start().status == "loaded", process.output()
+        outcome = process.call("look", GameTree([1, 2]), ())
+    finally:
+        process.close()
+    assert outcome.status == "returned", (outcome, process.output())
+    return json.loads(outcome.value)
+
+
+def test_the_submission_is_another_user_alone_in_its_own_process_namespace(view: Path):
+    seen = look(
+        view,
+        """
+        seen["ids"] = [os.getuid(), os.geteuid(), os.getgid(), os.getgroups()]
+        seen["pid"] = [os.getpid(), os.getppid()]
+        seen["processes"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+        try:
+            os.kill(1, 15)
+            seen["kill_init"] = "sent"
+        except PermissionError:
+            seen["kill_init"] = "refused"
+        seen["no_new_privs"] = open("/proc/self/status").read().count("NoNewPrivs:\\t1")
+        seen["capabilities"] = [line.split()[1] for line in open("/proc/self/status")
+                                if line.startswith("CapEff")]
+        """,
+    )
+    uid = seen["ids"][0]
+    assert uid >= sandbox.UID_BASE and seen["ids"] == [uid, uid, uid, []]
+    assert seen["pid"] == [2, 1]  # pid 1 is the jail's init; the grader is not visible
+    assert seen["processes"] == [1, 2]
+    assert seen["kill_init"] == "refused"
+    assert seen["no_new_privs"] == 1
+    assert seen["capabilities"] == ["0000000000000000"]
+
+
+def test_the_file_system_holds_nothing_of_the_grader(view: Path, tmp_path: Path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the answers")
+    hidden = [str(ROOT / name) for name in ("solutions", "autograder", "examples", "tests")]
+    hidden += [str(secret), str(tmp_path)]
+    finder = next(
+        (str(path) for path in sandbox.hidden_site_entries() if path.suffix == ".py"), None
+    )
+    seen = look(
+        view,
+        f"""
+        seen["exists"] = [os.path.exists(path) for path in {hidden!r}]
+        seen["finder"] = open({finder!r}).read() if {finder!r} else ""
+        try:
+            import solutions
+            seen["import"] = "imported"
+        except ImportError:
+            seen["import"] = "refused"
+        listing = lambda path: os.listdir(path) if os.path.isdir(path) else []
+        seen["repository"] = listing({str(ROOT)!r})
+        seen["home"] = listing({str(Path.home())!r})
+        seen["cwd"] = os.getcwd()
+        seen["view"] = os.path.isdir(sys.path[0] + "/games")
+        """,
+    )
+    assert seen["exists"] == [False] * len(hidden)
+    assert seen["finder"] == ""  # an editable install's finder would name the repository
+    assert seen["import"] == "refused"
+    # Only the folders that lead to what is bound (a venv in the repository, a pyenv in $HOME).
+    assert set(seen["repository"]) <= {".venv"}, seen["repository"]
+    assert set(seen["home"]) <= {".pyenv", ".local"}, seen["home"]
+    assert seen["cwd"] == sandbox.JAIL_HOME and seen["view"]
+
+
+def test_only_home_and_tmp_are_writable_and_they_are_small(view: Path):
+    seen = look(
+        view,
+        """
+        def write(path, size=200_000):
+            try:
+                with open(path, "wb") as handle:
+                    handle.write(b"x" * size)
+                return "written"
+            except OSError as error:
+                return error.strerror
+        places = ("/usr/x", "/etc/x", "/x", "/proc/x", sys.path[0] + "/x")
+        seen["places"] = [write(place) for place in places]
+        seen["home"] = write("notes.txt")
+        seen["tmp"] = write("/tmp/notes.txt")
+        seen["fill"] = [write(f"/tmp/fill{i}") for i in range(20)][-1]
+        """,
+        Limits(timeout=10.0, load_timeout=10.0, memory_mb=512, disk_mb=2, isolation="jail"),
+    )
+    assert "written" not in seen["places"], seen
+    assert seen["home"] == seen["tmp"] == "written"
+    assert seen["fill"] == "No space left on device"
+
+
+def test_there_is_no_network(view: Path):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    try:
+        seen = look(
+            view,
+            f"""
+            import socket
+            try:
+                socket.create_connection(("127.0.0.1", {port}), timeout=2)
+                seen["connect"] = "connected"
+            except OSError as error:
+                seen["connect"] = type(error).__name__
+            """,
+        )
+    finally:
+        server.close()
+    assert seen["connect"] != "connected"
+
+
+def test_the_cgroups_of_a_submission_are_removed_with_it(view: Path):
+    process = StudentProcess([[0, "x = 1"]], [], view, FAST)
+    assert process.start().status == "loaded"
+    made = list(process.cgroups)
+    pids = [int(pid) for path in made for pid in Path(path, "cgroup.procs").read_text().split()]
+    process.close()
+    assert len(made) == len(sandbox.cgroup_roots())
+    assert len(pids) >= 3  # the first process, the jail's init and the submission
+    assert not any(Path(path).exists() for path in made)
+    assert not [pid for pid in pids if _running(pid)]
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie waiting for its parent to collect it."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def test_asking_for_the_jail_where_there_is_none_is_a_clear_error(monkeypatch, view: Path):
+    monkeypatch.setitem(sandbox._SUPPORT, "result", (False, "not root"))
+    with pytest.raises(IsolationError, match="not root"):
+        StudentProcess([[0, "x = 1"]], [], view, FAST).start()
+    auto = StudentProcess([[0, "x = 1"]], [], view, Limits(isolation="auto"))
+    try:
+        assert auto.start().status == "loaded" and not auto.jailed
+    finally:
+        auto.close()
+
+
+def test_the_grading_command_names_its_isolation(tmp_path: Path):
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", str(ROOT / "examples/class/yves_empty.ipynb"),
+         "--out", str(tmp_path / "out"), "--isolation", "jail"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "isolation: jail (namespaces, chroot" in done.stdout
