@@ -13,7 +13,10 @@ reach pytest) and its own TMPDIR, so that the processes and files a run leaves b
 told apart. Processes that survive a run are killed before anything is asserted.
 
 A hole in the grader is a test marked `xfail(strict=True)` whose reason says what the attacker
-does and what it gains: when the hole is fixed, the test passes and the marker must go.
+does and what it gains: when the hole is fixed, the test passes and the marker must go. Most
+holes are closed by the jail (autograder/jail.py), which needs root on Linux: where the jail
+cannot be used (`sandbox.jail_support()` says why), the grader falls back to a plain process and
+those tests are strict xfails again, with the reason the hole is open.
 """
 
 from __future__ import annotations
@@ -34,6 +37,16 @@ import pytest
 
 from autograder.reference import reference_source
 from autograder.rules import FUNCTIONS, RULE_IDS
+from autograder.sandbox import Limits, cgroup_roots, jail_support
+
+JAILED = jail_support()[0]
+MEMORY_CGROUP = JAILED and "memory" in cgroup_roots()
+
+
+def hole(reason: str, closed: bool = JAILED) -> pytest.MarkDecorator:
+    """A strict xfail where the isolation that closes the hole is missing on this machine."""
+    return pytest.mark.xfail(not closed, strict=True, reason=f"without the jail, {reason}")
+
 
 ROOT = Path(__file__).resolve().parents[1]
 ATTACKS = ROOT / "tests" / "adversarial"
@@ -261,9 +274,7 @@ def test_the_honest_submission_is_graded_correctly_next_to_the_attacks(corpus: R
 @pytest.mark.parametrize(
     "student",
     [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=HOLES[name]))
-        if name in HOLES
-        else name
+        pytest.param(name, marks=hole(HOLES[name])) if name in HOLES else name
         for name in sorted(EXPECTED.keys() - {"honest"})
     ],
 )
@@ -282,9 +293,15 @@ def test_no_process_a_submission_started_survives_grading(corpus: Run) -> None:
     def first_answer(student: str) -> str:
         return corpus.record(student)["rules"][0]["groups"][0]["verdicts"][0]["got"]
 
-    assert first_answer("exhaust_fork_bomb") == "200"  # the attacks did start their processes
+    assert int(first_answer("exhaust_fork_bomb")) > 10  # the attacks did start their processes
     assert first_answer("exhaust_background_processes") == "4"
     assert corpus.survivors == []
+
+
+@hole("nothing limits the number of processes a submission starts: the fork bomb starts all 200")
+def test_a_fork_bomb_stops_at_the_process_limit(corpus: Run) -> None:
+    started = corpus.record("exhaust_fork_bomb")["rules"][0]["groups"][0]["verdicts"][0]["got"]
+    assert int(started) < Limits().processes
 
 
 def test_the_sandboxes_are_deleted_with_the_50_mib_written_into_them(corpus: Run) -> None:
@@ -338,9 +355,8 @@ def test_exits_crashes_and_time_outs_are_named_in_the_feedback(corpus: Run) -> N
     assert "over-long message" in messages("exhaust_flood_output")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the student process can write anywhere the grader's user can: it reads --out from "
+@hole(
+    "the student process can write anywhere the grader's user can: it reads --out from "
     "/proc/<grader>/cmdline, rewrites honest/results.json to 0 after the grader saved it (keeping "
     "the fingerprint and digest, so a re-run without --force copies the forged 0 into "
     "grades.csv) and creates out/ghost_student/results.json claiming 100",
@@ -351,9 +367,8 @@ def test_a_submission_cannot_write_into_the_output_folder(corpus: Run) -> None:
     assert not (corpus.out / "ghost_student").exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the student process opens /proc/<grader>/fd/1 and fd/2 and writes a fake "
+@hole(
+    "the student process opens /proc/<grader>/fd/1 and fd/2 and writes a fake "
     "'100/100 all tests passed' line into the grading command's own stdout and stderr; when "
     "they are files (a log) the open truncates them",
 )
@@ -361,9 +376,8 @@ def test_a_submission_cannot_write_into_the_grading_commands_output(corpus: Run)
     assert "TERMINAL-FORGERY-5C1E" not in corpus.stdout + corpus.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="files a submission writes outside its sandbox directory stay: "
+@hole(
+    "files a submission writes outside its sandbox directory stay: "
     "results_files_near_workdir leaves grades.csv, results.json and results/results.json in "
     "the sandbox's parent (the grader's TMPDIR); nothing confines writes to the sandbox",
 )
@@ -371,11 +385,10 @@ def test_nothing_a_submission_writes_outside_its_sandbox_remains(corpus: Run) ->
     assert sorted(path.name for path in corpus.scratch.iterdir()) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the address-space limit is per process, not per submission: 3 forked children each "
-    "held 256 MiB at once, 768 MiB under a 512 MiB limit (and a bounded fork bomb shows nothing "
-    "limits the number of processes either)",
+@hole(
+    "the address-space limit is per process, not per submission: 3 forked children each "
+    "held 256 MiB at once, 768 MiB under a 512 MiB limit (a memory cgroup is needed)",
+    closed=MEMORY_CGROUP,
 )
 def test_the_memory_limit_covers_the_processes_a_submission_forks(corpus: Run) -> None:
     got = corpus.record("exhaust_memory_in_children")["rules"][0]["groups"][0]["verdicts"][0]
@@ -394,9 +407,8 @@ def _assert_the_run_survived_and_graded_both(run: Run, killer: str) -> None:
     assert survivors == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="os.kill(os.getppid(), SIGTERM) at import kills the grading command (it does not "
+@hole(
+    "os.kill(os.getppid(), SIGTERM) at import kills the grading command (it does not "
     "handle SIGTERM, and the submission runs as the same user): no grades.csv, the honest "
     "student is never graded, and the submission's `sleep 987607.<tag>` outlives the run",
 )
@@ -404,9 +416,8 @@ def test_signalling_the_grader_does_not_stop_the_run(runs: dict[str, Run]) -> No
     _assert_the_run_survived_and_graded_both(runs["signal_grader"], "signal_grader")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="os.killpg(os.getpgid(os.getppid()), SIGKILL) at import kills the grading command "
+@hole(
+    "os.killpg(os.getpgid(os.getppid()), SIGKILL) at import kills the grading command "
     "(SIGKILL): no grades.csv, the honest student is never graded, and the submission's "
     "`sleep 987608.<tag>` outlives the run; only another user or a PID namespace prevents it",
 )

@@ -1,21 +1,24 @@
 """Attack: a fork bomb, bounded to 200 processes so that a failure cannot take the machine down.
 
-At import it starts 192 `sleep 987601.<tag>` processes (half in new sessions, a quarter with an
-empty environment) and 8 forked copies of itself that loop in new sessions. All must be gone
-once grading ends. minimax_value returns how many it started, so the feedback shows the bomb
-went off; other answers are 0 and the first action. The <tag> names the grading run (see TAG).
+At import it starts up to 192 `sleep 987601.<tag>` processes (half in new sessions, a quarter
+with an empty environment) and 8 forked copies of itself that loop in new sessions, stopping at
+the first refusal (a process limit). All must be gone once grading ends. minimax_value returns
+how many it started, so the feedback shows how far the bomb went; other answers are 0 and the
+first action. The <tag> names the grading run (see TAG).
 """
 
 import os
 import shutil
 import subprocess
+import sys
 import time
 import zlib
 
 SLEEP = shutil.which("sleep")
-# The tag ties these processes to this grading run (its TMPDIR holds the sandbox), so that a
-# test can tell them from those of another run on the same machine.
-TAG = zlib.crc32(os.path.dirname(os.getcwd()).encode()) % 10**6
+# The tag ties these processes to this grading run, so that a test can tell them from those of
+# another run on the same machine: sys.path[0] is the run's import view, <TMPDIR>/autograder-*/site,
+# at the same path inside the jail as outside.
+TAG = zlib.crc32(os.path.dirname(os.path.dirname(sys.path[0])).encode()) % 10**6
 started = []
 
 
@@ -37,7 +40,10 @@ def _bomb():
                 time.sleep(1)
 
 
-_bomb()
+try:
+    _bomb()
+except OSError:  # the limit on processes: started[-1] was refused
+    started.pop()
 
 
 def minimax_value(game, state):
