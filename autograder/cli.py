@@ -5,18 +5,20 @@ from __future__ import annotations
 import argparse
 import fcntl
 import hashlib
+import multiprocessing
 import os
+import signal
 import sys
 import tempfile
-import threading
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from autograder import grade as grading
-from autograder import gradescope, report
+from autograder import gradescope, report, sandbox
 from autograder.load import discover, load
 from autograder.rules import ASSIGNMENT_RULES, RULE_IDS
 from autograder.sandbox import (
@@ -196,49 +198,89 @@ def run(submissions, args, limits: Limits, scratch: Path, console: Console) -> l
         console.print(
             f"{len(records)} unchanged submission(s) already graded (use --force to regrade)"
         )
-    stop = threading.Event()
-
-    def work(item):
-        submission, loaded = item
-        if stop.is_set():
-            return None
-        try:
-            record = grading.grade(submission, loaded, settings)
-            page = grading.feedback(record)
-        except Exception as error:  # noqa: BLE001 - one submission must not stop the class
-            reason = f"{type(error).__name__}: {error}"
-            record = grading.failed(submission, loaded, reason, settings.rule_ids)
-            page = grading.feedback(record)
-        try:
-            report.save_student(args.out, record, stamp, page)
-        except OSError as error:
-            record["status"] = f"graded, but its results could not be saved: {error}"
-        return record
-
     columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("grading", total=len(pending))
-        pool = ThreadPoolExecutor(max_workers=args.workers)
-        futures = {pool.submit(work, item): item[0].student for item in pending}
+
+        def finished(record: dict, page: str) -> None:
+            try:
+                report.save_student(args.out, record, stamp, page)
+            except OSError as error:
+                record["status"] = f"graded, but its results could not be saved: {error}"
+            records[record["student"]] = record
+            progress.advance(task)
+
         try:
-            remaining = set(futures)
-            while remaining:
-                done, remaining = wait(remaining, timeout=0.5, return_when=FIRST_COMPLETED)
-                for future in done:
-                    record = future.result()
-                    if record is not None:
-                        records[record["student"]] = record
-                    progress.advance(task)
+            if args.workers == 1:
+                for item in pending:
+                    finished(*grade_one(item, settings))
+            else:
+                grade_in_workers(pending, settings, args.workers, finished)
         except KeyboardInterrupt:
-            stop.set()
-            pool.shutdown(wait=False, cancel_futures=True)
             console.print("interrupted: the students finished so far keep their results")
             report.write_atomically(
                 args.out / "grades.csv", report.grades_csv(list(records.values()))
             )
             raise SystemExit(130) from None
-        pool.shutdown()
     return list(records.values())
+
+
+def grade_one(item: tuple, settings: grading.Settings) -> tuple[dict, str]:
+    """Grade one (submission, loaded) pair: its record and its feedback page. Never raises."""
+    submission, loaded = item
+    try:
+        record = grading.grade(submission, loaded, settings)
+        return record, grading.feedback(record)
+    except Exception as error:  # noqa: BLE001 - one submission must not stop the class
+        record = grading.failed(submission, loaded, f"{type(error).__name__}: {error}",
+                                settings.rule_ids)  # fmt: skip
+        return record, grading.feedback(record)
+
+
+def grade_in_workers(pending: list, settings: grading.Settings, workers: int, finished) -> None:
+    """Grade in `workers` processes forked from this one (the reference answers, computed
+    once, come with the fork), calling `finished(record, page)` here as each one ends.
+
+    A worker can die under a submission (without the jail, one that kills its parent): the pool
+    then breaks and every submission in flight comes back unfinished. Those are graded again one
+    at a time, each in a pool of its own, so that only the culprit is marked, not its
+    neighbours.
+    """
+    retry = _run_pool(pending, settings, workers, finished)
+    for item in retry:
+        if _run_pool([item], settings, 1, finished):
+            submission, loaded = item
+            reason = "the process grading it died (did it kill its parent process?)"
+            record = grading.failed(submission, loaded, reason, settings.rule_ids)
+            finished(record, grading.feedback(record))
+
+
+def _run_pool(items: list, settings: grading.Settings, workers: int, finished) -> list:
+    """Grade `items` in a fresh pool; return those whose worker died before finishing them."""
+    context = multiprocessing.get_context("fork")
+    broken = []
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_starts) as pool:
+        futures = {pool.submit(grade_one, item, settings): item for item in items}
+        try:
+            for future in as_completed(futures):
+                try:
+                    finished(*future.result())
+                except BrokenProcessPool:
+                    broken.append(futures[future])
+        except BaseException:  # Ctrl-C: stop the workers now, not after their submissions
+            for process in list(pool._processes.values()):  # no public way before Python 3.14
+                process.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    return broken
+
+
+def _worker_starts() -> None:
+    """A worker adopts the orphans of its own submissions (see `sandbox.become_subreaper`) and
+    leaves Ctrl-C to the main process, which stops the run."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sandbox.is_subreaper():
+        become_subreaper()
 
 
 if __name__ == "__main__":

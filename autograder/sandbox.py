@@ -631,6 +631,11 @@ def become_subreaper() -> bool:
     return _SUBREAPER
 
 
+def is_subreaper() -> bool:
+    """Whether `become_subreaper` succeeded here (a forked child must call it again)."""
+    return _SUBREAPER
+
+
 def reap_orphans() -> int:
     """Kill and collect adopted children that are not a running submission's main process."""
     if not _SUBREAPER:

@@ -153,7 +153,9 @@ class Run:
         return results["extra_data"]["record"]
 
 
-def start_grading(paths: list[Path], folder: Path, workers: int = 1) -> Run:
+def start_grading(
+    paths: list[Path], folder: Path, workers: int = 1, isolation: str = "auto"
+) -> Run:
     """Start `python -m autograder grade` on `paths` in `folder`, in a session of its own.
 
     Its output goes to pipes, not files: a submission that opens the grader's stdout through
@@ -163,7 +165,7 @@ def start_grading(paths: list[Path], folder: Path, workers: int = 1) -> Run:
     command = [
         sys.executable, "-m", "autograder", "grade", *map(str, paths), "--out",
         str(folder / "out"), "--workers", str(workers), "--timeout", str(TIMEOUT_S),
-        "--memory", str(MEMORY_MB),
+        "--memory", str(MEMORY_MB), "--isolation", isolation,
     ]  # fmt: skip
     process = subprocess.Popen(
         command,
@@ -238,6 +240,12 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
             [KILLERS / f"{killer}.py", honest / "small" / "honest.py"],
             tmp_path_factory.mktemp(killer),
         )
+    started["signal_worker"] = start_grading(
+        [KILLERS / "signal_grader.py", honest / "small" / "honest.py"],
+        tmp_path_factory.mktemp("signal_worker"),
+        workers=2,
+        isolation="process",
+    )
     return {name: run.finish() for name, run in started.items()}
 
 
@@ -423,6 +431,14 @@ def test_signalling_the_grader_does_not_stop_the_run(runs: dict[str, Run]) -> No
 )
 def test_killing_the_graders_process_group_does_not_stop_the_run(runs: dict[str, Run]) -> None:
     _assert_the_run_survived_and_graded_both(runs["kill_grader_group"], "kill_grader_group")
+
+
+def test_a_worker_killed_by_its_submission_costs_only_that_submission(runs: dict[str, Run]):
+    """Without the jail, with --workers 2: the submission kills the worker process grading it
+    (its parent); the pool is rebuilt, the honest submission graded, the culprit marked."""
+    run = runs["signal_worker"]
+    _assert_the_run_survived_and_graded_both(run, "signal_grader")
+    assert "the process grading it died" in run.rows()["signal_grader"]["status"]
 
 
 def test_directories_planted_in_the_output_folder_do_not_stop_the_run(runs: dict[str, Run]):
