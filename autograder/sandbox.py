@@ -7,11 +7,11 @@ import ctypes
 import json
 import marshal
 import os
-import random
 import resource
 import select
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -19,6 +19,8 @@ import sysconfig
 import tempfile
 import threading
 import time
+import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -153,7 +155,6 @@ class StudentProcess:
         self.workdir = Path(tempfile.mkdtemp(prefix="student-"))
         self.process: subprocess.Popen | None = None
         self._buffer = b""
-        self._tokens = random.Random(os.urandom(16))
         self.job = os.urandom(12).hex()
         self.cgroups: list[str] = []
         self.jailed = False
@@ -290,71 +291,116 @@ class StudentProcess:
         The student's search receives a proxy of `game`; every child it asks for is generated
         here and counted. The process is killed on a time-out or a broken protocol; the caller
         may start it again for the next call.
+
+        Each state sent gets a fresh random token, and the student can name a state only by its
+        token: `served` maps the tokens of this call to (state, legal actions).
         """
-        tokens: dict[int, Any] = {}
-        root = self._token(tokens, state)
         started = time.monotonic()
         deadline = started + self.limits.timeout
         outcome = CallOutcome(status="crashed")
+        tokens = _random_tokens()
+        root, info = next(tokens), _info(game, state, evaluate)
+        served: dict[int, tuple[Any, list]] = {root: (state, info[1])}
         try:
-            self._send(
-                {
-                    "op": "call",
-                    "function": function,
-                    "root": root,
-                    "info": _info(game, state, evaluate),
-                    "args": list(args),
-                    "evaluate": evaluate is not None,
-                }
-            )
-            while True:
-                message = self._receive(deadline, "the call")
-                op = message.get("op")
-                if op == "result":
-                    parent = tokens.get(message.get("state"))
-                    index = message.get("action")
-                    legal = game.actions(parent) if parent is not None else []
-                    if parent is None or type(index) is not int or not 0 <= index < len(legal):
-                        self._send({"error": "the grader refused a request for an unknown state"})
+            with _sharing_a_core(self._submission_pid()):
+                self._send(
+                    {
+                        "op": "call",
+                        "function": function,
+                        "root": root,
+                        "info": info,
+                        "args": list(args),
+                        "evaluate": evaluate is not None,
+                    },
+                    deadline,
+                )
+                while True:
+                    payload = self._frame(deadline, "the call")
+                    if len(payload) != _REQUEST.size or payload[0] != _REQUEST_TAG:
+                        message = _json_message(payload)
+                        break
+                    _, token, index = _REQUEST.unpack(payload)
+                    parent, legal = served.get(token, (None, ()))
+                    if index >= len(legal):
+                        self._send("the grader refused a request for an unknown state", deadline)
                         continue
                     child = game.result(parent, legal[index])
                     outcome.states_generated += 1
                     if record:
                         outcome.generated.append(child)
-                    token = self._token(tokens, child)
-                    self._send({"state": token, "info": _info(game, child, evaluate)})
-                elif op == "return":
-                    outcome.status, outcome.value = "returned", message.get("value")
-                    break
-                elif op == "raised":
-                    outcome.status = "raised"
-                    outcome.error = str(message.get("error", ""))[:2000]
-                    outcome.traceback = str(message.get("traceback", ""))[:4000]
-                    break
-                else:
-                    raise SandboxError("crashed", "the submission sent a message out of protocol")
+                    actions, encoded = _served_info(game, child, evaluate)
+                    token = next(tokens)
+                    while token in served:  # 64 random bits: never in practice
+                        token = next(tokens)
+                    served[token] = (child, actions)
+                    self._write(
+                        _CHILD.pack(_CHILD.size - 4 + len(encoded), b"c", token) + encoded,
+                        deadline,
+                        "the call",
+                    )
+            op = message.get("op")
+            if op == "return":
+                outcome.status, outcome.value = "returned", message.get("value")
+            elif op == "raised":
+                outcome.status = "raised"
+                outcome.error = str(message.get("error", ""))[:2000]
+                outcome.traceback = str(message.get("traceback", ""))[:4000]
+            else:
+                raise SandboxError("crashed", "the submission sent a message out of protocol")
         except SandboxError as error:
             outcome.status, outcome.error = error.status, str(error)
             self.stop()
         outcome.seconds = time.monotonic() - started
         return outcome
 
-    def _token(self, tokens: dict[int, Any], state: Any) -> int:
-        token = self._tokens.getrandbits(48)
-        tokens[token] = state
-        return token
+    def _submission_pid(self) -> int | None:
+        """The pid, as seen here, of the process that runs the submission's code (or None).
+
+        Unjailed, it is the process started here. Jailed, it is S, the oldest child of the
+        namespace's init I, which is the only child of the process started here (see jail.py).
+        """
+        if self.process is None:
+            return None
+        if not self.jailed:
+            return self.process.pid
+        if self.process not in _SUBMISSION_PIDS:
+            children = _children(self.process.pid)
+            found = sorted(_children(children[0]), key=_start_time) if children else []
+            _SUBMISSION_PIDS[self.process] = found[0] if found else None
+        return _SUBMISSION_PIDS[self.process]
 
     # -- the pipe -----------------------------------------------------------------------
+    #
+    # Both pipes are non-blocking: a read or write is tried first and select() waits only when
+    # it would block, so a round trip costs one read and one write on each side, and a student
+    # that stops reading cannot hang the grader past the deadline.
 
-    def _send(self, message: dict) -> None:
-        payload = marshal.dumps(message)
-        data = struct.pack(">I", len(payload)) + payload
+    def _send(self, message: object, deadline: float | None = None) -> None:
+        """Send `message` (marshalled: the student may trust the grader) before `deadline`.
+
+        Without a deadline, the load time-out counts from now. Every exchange starts here, so
+        this is where both pipes are put in non-blocking mode.
+        """
+        waiting_for = "the call" if deadline is not None else "loading"
+        if deadline is None:
+            deadline = time.monotonic() + self.limits.load_timeout
         try:
-            while data:
-                written = os.write(self._write_fd, data)
-                data = data[written:]
-        except (BrokenPipeError, OSError, TypeError) as error:
+            os.set_blocking(self._write_fd, False)
+            os.set_blocking(self._read_fd, False)
+        except (OSError, TypeError) as error:
             raise SandboxError("crashed", self._death_message()) from error
+        payload = b"m" + marshal.dumps(message)
+        self._write(_LENGTH.pack(len(payload)) + payload, deadline, waiting_for)
+
+    def _write(self, data: bytes, deadline: float, waiting_for: str) -> None:
+        """Write a whole frame (length and payload) before `deadline`."""
+        while data:
+            try:
+                data = data[os.write(self._write_fd, data) :]
+            except BlockingIOError:  # the pipe is full: the student is not reading yet
+                self._wait(deadline, waiting_for, writing=True)
+            except (OSError, TypeError) as error:
+                raise SandboxError("crashed", self._death_message()) from error
 
     def _receive(self, deadline: float, waiting_for: str = "the call") -> dict:
         """Read one frame from the student: a 13-byte `result` request or a JSON message.
@@ -362,41 +408,59 @@ class StudentProcess:
         Nothing from the student is ever unpickled or unmarshalled: only fixed-size integers
         and JSON are parsed here.
         """
-        header = self._read_exactly(4, deadline, waiting_for)
-        (size,) = struct.unpack(">I", header)
+        payload = self._frame(deadline, waiting_for)
+        if len(payload) == _REQUEST.size and payload[0] == _REQUEST_TAG:
+            _, token, index = _REQUEST.unpack(payload)
+            return {"op": "result", "state": token, "action": index}
+        return _json_message(payload)
+
+    def _frame(self, deadline: float, waiting_for: str) -> bytes:
+        """The payload of the student's next frame, read before `deadline`."""
+        buffer = self._buffer
+        while len(buffer) < 4:
+            buffer += self._read(deadline, waiting_for)
+        (size,) = _LENGTH.unpack_from(buffer)
         if size > MAX_MESSAGE or size < 1:
             raise SandboxError("crashed", "the submission sent an over-long message")
-        payload = self._read_exactly(size, deadline, waiting_for)
-        if payload[:1] == b"r" and size == 13:
-            token, index = struct.unpack(">QI", payload[1:])
-            return {"op": "result", "state": token, "action": index}
-        if payload[:1] != b"j":
-            raise SandboxError("crashed", "the submission sent a malformed message")
-        try:
-            message = json.loads(payload[1:])
-        except (ValueError, RecursionError) as error:
-            raise SandboxError("crashed", "the submission sent a malformed message") from error
-        if not isinstance(message, dict):
-            raise SandboxError("crashed", "the submission sent a malformed message")
-        return message
+        end = 4 + size
+        if len(buffer) < end:
+            chunks, have = [buffer], len(buffer)
+            while have < end:
+                chunks.append(self._read(deadline, waiting_for))
+                have += len(chunks[-1])
+            buffer = b"".join(chunks)
+        self._buffer = buffer[end:]
+        return buffer[4:end]
 
-    def _read_exactly(self, count: int, deadline: float, waiting_for: str) -> bytes:
-        while len(self._buffer) < count:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                limit = (
-                    self.limits.load_timeout if waiting_for == "loading" else self.limits.timeout
-                )
-                raise SandboxError("timeout", f"no answer within {limit:g} s ({waiting_for})")
-            ready, _, _ = select.select([self._read_fd], [], [], remaining)
-            if not ready:
+    def _read(self, deadline: float, waiting_for: str) -> bytes:
+        """What the student has sent so far (at least one byte), waiting until `deadline`."""
+        while True:
+            if time.monotonic() >= deadline:  # also stops a student that floods requests
+                raise self._timed_out(waiting_for)
+            try:
+                chunk = os.read(self._read_fd, 65536)
+            except BlockingIOError:
+                self._wait(deadline, waiting_for)
                 continue
-            chunk = os.read(self._read_fd, 65536)
+            except (OSError, TypeError) as error:
+                raise SandboxError("crashed", self._death_message()) from error
             if not chunk:
                 raise SandboxError("crashed", self._death_message())
-            self._buffer += chunk
-        data, self._buffer = self._buffer[:count], self._buffer[count:]
-        return data
+            return chunk
+
+    def _wait(self, deadline: float, waiting_for: str, writing: bool = False) -> None:
+        """Wait until the student has written (or, `writing`, read) something, or `deadline`."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise self._timed_out(waiting_for)
+        if writing:
+            select.select([], [self._write_fd], [], remaining)
+        else:
+            select.select([self._read_fd], [], [], remaining)
+
+    def _timed_out(self, waiting_for: str) -> SandboxError:
+        limit = self.limits.load_timeout if waiting_for == "loading" else self.limits.timeout
+        return SandboxError("timeout", f"no answer within {limit:g} s ({waiting_for})")
 
     def _death_message(self) -> str:
         if self.process is None:
@@ -673,6 +737,20 @@ def _standard_library_paths() -> list[str]:
     ]
 
 
+# -- the hot path of a call -----------------------------------------------------------------
+
+_LENGTH = struct.Struct(">I")
+_REQUEST = struct.Struct(">cQI")
+"""A `result` request: b"r", the parent's token, the index of the action in its legal list."""
+_REQUEST_TAG = ord("r")
+_CHILD = struct.Struct(">IcQ")
+"""The start of a child frame: length, b"c", the child's token; its marshalled info follows."""
+_TOKEN_BATCH = struct.Struct("=512Q")
+_INFO_CACHE: dict[tuple, tuple[list, bytes]] = {}
+_INFO_CACHE_SIZE = 100_000
+_SUBMISSION_PIDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _info(game: Game, state: Any, evaluate) -> tuple:
     """Everything a search may read about a state: (to_move, actions, terminal, utility, eval)."""
     terminal = game.is_terminal(state)
@@ -683,3 +761,111 @@ def _info(game: Game, state: Any, evaluate) -> tuple:
         game.utility(state) if terminal else None,
         None if evaluate is None else evaluate(state),
     )
+
+
+def _served_info(game: Game, state: Any, evaluate) -> tuple[list, bytes]:
+    """The legal actions of `state` and its `_info` marshalled, computed once per process.
+
+    Every submission is graded on the same instances, so the same states are asked for again
+    and again; the child itself is still generated (and counted) for every request. Games are
+    deterministic, so the cache holds what `_info` would say. It is emptied when full, which
+    bounds its memory however many states the searches of a run ask for.
+    """
+    key = (game, evaluate, state)
+    found = _INFO_CACHE.get(key)
+    if found is None:
+        if len(_INFO_CACHE) >= _INFO_CACHE_SIZE:
+            _INFO_CACHE.clear()
+        info = _info(game, state, evaluate)
+        found = _INFO_CACHE[key] = (info[1], marshal.dumps(info))
+    return found
+
+
+def _random_tokens() -> Iterator[int]:
+    """Endless 64-bit tokens from the operating system's cryptographic generator.
+
+    Seeing any number of tokens tells nothing about the others, so a student can name only
+    the states it was sent. Drawn 512 at a time: one system call serves many states.
+    """
+    while True:
+        yield from _TOKEN_BATCH.unpack(os.urandom(_TOKEN_BATCH.size))
+
+
+def _json_message(payload: bytes) -> dict:
+    """A JSON frame from the student (b"j" + a JSON object), or SandboxError."""
+    if payload[:1] != b"j":
+        raise SandboxError("crashed", "the submission sent a malformed message")
+    try:
+        message = json.loads(payload[1:])
+    except (ValueError, RecursionError) as error:
+        raise SandboxError("crashed", "the submission sent a malformed message") from error
+    if not isinstance(message, dict):
+        raise SandboxError("crashed", "the submission sent a malformed message")
+    return message
+
+
+@contextlib.contextmanager
+def _sharing_a_core(student: int | None) -> Iterator[None]:
+    """Run the calling thread and the submission's process on one CPU while a call lasts.
+
+    A call is a ping-pong: the grader waits while the student searches, the student waits while
+    the grader generates a child. One CPU serves both sides without losing any parallelism,
+    whereas on two CPUs each of thousands of round trips wakes a process on another CPU, which
+    costs several times the round trip itself (5x the CPU time on a 2-core virtual machine).
+    Calls running at the same time, in other threads or in the command's worker processes,
+    claim other CPUs; when every CPU is claimed, or affinity cannot be set (not Linux, a
+    process that is gone), the call runs where the scheduler puts it.
+    """
+    try:
+        allowed = os.sched_getaffinity(0)
+    except (AttributeError, OSError):
+        allowed = set()
+    claim = _claim_a_cpu(sorted(allowed)) if student is not None and len(allowed) > 1 else None
+    if claim is None:
+        yield
+        return
+    cpu, held = claim
+    try:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(student, {cpu})
+            os.sched_setaffinity(0, {cpu})  # 0 is the calling thread, not the whole grader
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, allowed)
+        held.close()
+
+
+def _claim_a_cpu(cpus: list[int]) -> tuple[int, socket.socket] | None:
+    """Claim one of `cpus` that no other call on this machine holds; None if all are taken.
+
+    A claim is an abstract Unix socket bound to the name autograder-cpu-N: only one socket can
+    hold a name, and the kernel frees it when the socket is closed, even if its process dies.
+    """
+    for cpu in cpus:
+        held = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        try:
+            held.bind(f"\0autograder-cpu-{cpu}")
+        except OSError:
+            held.close()
+            continue
+        return cpu, held
+    return None
+
+
+def _children(pid: int) -> list[int]:
+    """The pids of the children of process `pid` (Linux), or [] if they cannot be read."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return [int(child) for child in handle.read().split()]
+    except OSError:
+        return []
+
+
+def _start_time(pid: int) -> int:
+    """When process `pid` started, in clock ticks since boot (a very late time if unknown)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return int(handle.read().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return 1 << 62

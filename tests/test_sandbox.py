@@ -215,6 +215,47 @@ def test_a_forged_state_is_refused_and_counts_nothing(view: Path) -> None:
         process.close()
 
 
+def test_a_raw_request_for_a_token_never_sent_is_refused_by_the_grader(view: Path) -> None:
+    cells = [
+        (
+            1,
+            "def alphabeta_value(game, state, alpha=0, beta=0):\n"
+            "    return game._channel.request_child(state ^ 1, 0)  # past the proxy's check\n",
+        )
+    ]
+    process = StudentProcess(cells, ["alphabeta_value"], view, FAST)
+    try:
+        process.start()
+        outcome = process.call("alphabeta_value", TicTacToe(), TicTacToe().initial_state())
+        assert "refused a request for an unknown state" in outcome.value
+        assert outcome.states_generated == 0
+    finally:
+        process.close()
+
+
+def test_flooding_requests_without_reading_the_answers_times_out_instead_of_hanging(
+    view: Path,
+) -> None:
+    cells = [
+        (
+            1,
+            "import os, struct, sys, time\n"
+            "def alphabeta_value(game, state, alpha=0, beta=0):\n"
+            "    request = struct.pack('>IcQI', 13, b'r', state, 0)\n"
+            "    os.write(int(sys.argv[2]), request * 20_000)  # the answers fill the pipe\n"
+            "    time.sleep(60)\n",
+        )
+    ]
+    process = StudentProcess(cells, ["alphabeta_value"], view, FAST)
+    try:
+        process.start()
+        outcome = process.call("alphabeta_value", TicTacToe(), TicTacToe().initial_state())
+        assert outcome.status == "timeout" and outcome.seconds < FAST.timeout + 2
+        assert 0 < outcome.states_generated < 20_000
+    finally:
+        process.close()
+
+
 def test_a_process_that_leaves_its_session_is_still_killed(tmp_path: Path, view: Path) -> None:
     record = grade_source(
         with_reference(
