@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from autograder import diagnosis
@@ -47,7 +47,8 @@ class Verdict:
     reference_visited: tuple = ()
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The fields as a dict; a shallow copy is enough, since every field is immutable."""
+        return dict(vars(self))
 
 
 _EXPECTED: dict[tuple[str, int], Expected] = {}

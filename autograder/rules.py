@@ -92,12 +92,12 @@ def rules() -> tuple[Rule, ...]:
                                     low=-20, high=20, leaf_probability=0.15))  # fmt: skip
     tie_free = tuple(make.seeded_trees(6, seed=2, distinct=True, branching=(3, 4), depth=5,
                                        low=-500, high=500))  # fmt: skip
-    ttt_values = tuple(make.tictactoe_values((4, 6)))
+    ttt_values = tuple(make.tictactoe_values((3, 5)))
     ttt_values_deep = tuple(make.tictactoe_values((5, 8)))
     c4_values = tuple(make.connect_four_endgames(5, seed=7, empties=(6, 8)))
     c4_values_deep = tuple(make.connect_four_endgames(5, seed=8, empties=(9, 11)))
     tree_moves = tuple(make.tree_decisions(6, seed=3))
-    ttt_moves = tuple(make.tictactoe_decisions((4, 6)))
+    ttt_moves = tuple(make.tictactoe_decisions((3, 5)))
     ttt_moves_deep = tuple(make.tictactoe_decisions((5, 8)))
     depth_trees = tuple(make.depth_limited_trees())
     depth_ttt_values = tuple(make.depth_limited_tictactoe(decisions=False))

@@ -24,6 +24,20 @@ def winner(board: str) -> str | None:
     return None
 
 
+@cache
+def _player(board: str) -> str:
+    """Whose turn it is on `board`: X (MAX) whenever both players have as many marks."""
+    return MAX if board.count("X") == board.count("O") else MIN
+
+
+@cache
+def _open_squares(board: str) -> tuple[int, ...]:
+    """The empty squares of `board` in ascending order, or none once someone has won."""
+    if winner(board) is not None:
+        return ()
+    return tuple(square for square in range(9) if board[square] == EMPTY)
+
+
 class TicTacToe(Game):
     """Tic-tac-toe on a 3x3 board.
 
@@ -41,13 +55,13 @@ class TicTacToe(Game):
     def initial_state(self) -> str:
         return EMPTY * 9
 
+    # Searches ask these of the same few thousand positions over and over: they are cached.
+
     def to_move(self, state: str) -> str:
-        return MAX if state.count("X") == state.count("O") else MIN
+        return _player(state)
 
     def actions(self, state: str) -> list[int]:
-        if winner(state) is not None:
-            return []
-        return [square for square in range(9) if state[square] == EMPTY]
+        return list(_open_squares(state))
 
     def result(self, state: str, action: int) -> str:
         if (
@@ -58,7 +72,7 @@ class TicTacToe(Game):
             or winner(state) is not None
         ):
             raise self._illegal(state, action)
-        mark = "X" if self.to_move(state) == MAX else "O"
+        mark = "X" if _player(state) == MAX else "O"
         return state[:action] + mark + state[action + 1 :]
 
     def is_terminal(self, state: str) -> bool:
