@@ -7,7 +7,7 @@ into the solution cell of the released assignment notebook, which also holds one
 then grade the very same files, one after the other in the same run:
 
 - `python -m autograder grade COURSE/submitted --out OUT --workers CORES` (the hidden tests:
-  every rule, about 120 calls and 14,500 served states for a correct student);
+  every rule, about 120 calls and 10,000 served states for a correct student);
 - `nbgrader autograde bench` in the course folder (one kernel per notebook, running the cells).
 
 nbgrader is optional (the `nbgrader` and `test` extras). Without it the class is built by hand
@@ -202,12 +202,12 @@ def time_nbgrader(course: Path) -> float:
     return seconds
 
 
-def breakdown(course: Path, out: Path, workers: int) -> None:
+def breakdown(course: Path, out: Path) -> None:
     """Grade the class again in this process with stage timers, and print where time goes.
 
     The same `autograder.cli.main` as the command, with the grader's stages wrapped (see
-    `StageTimer`). Stage times are summed over the worker threads, so with W workers they add
-    up to about W times the wall time.
+    `StageTimer`), with one worker: with more, the stages run in forked worker processes, where
+    these timers cannot see them.
     """
     from autograder import cli, report, sandbox
     from autograder import grade as grading
@@ -228,7 +228,7 @@ def breakdown(course: Path, out: Path, workers: int) -> None:
     cpu, children = time.process_time(), _children_cpu()
     started = time.perf_counter()
     try:
-        arguments = [str(course / "submitted"), "--out", str(out), "--workers", str(workers)]
+        arguments = [str(course / "submitted"), "--out", str(out), "--workers", "1"]
         cli.main(["grade", *arguments, "--quiet"])
     finally:
         stages.restore()
@@ -236,10 +236,10 @@ def breakdown(course: Path, out: Path, workers: int) -> None:
     cpu, children = time.process_time() - cpu, _children_cpu() - children
     n = stages.calls["read the notebook (nbformat)"]
     grid = table(
-        f"Where the autograder's time goes (in-process re-run, {workers} worker threads)",
+        "Where the autograder's time goes (in-process re-run, one worker)",
         "stage",
         "calls",
-        "thread s",
+        "s",
         "ms / submission",
     )
     for label, seconds in stages.seconds.items():
@@ -251,7 +251,7 @@ def breakdown(course: Path, out: Path, workers: int) -> None:
     call_seconds = stages.seconds["graded calls (states served over the pipe)"]
     console.print(
         f"wall {wall:.1f} s; CPU: grader process {cpu:.1f} s, once-per-run stages included "
-        f"({cpu / n:.2f} s per submission, one GIL for all worker threads), "
+        f"({cpu / n:.2f} s per submission), "
         f"student processes {children:.1f} s "
         f"({children / n:.2f} s per submission); {served / n:,.0f} states served per "
         f"submission, {1e6 * call_seconds / max(served, 1):.0f} us of call time per state"
@@ -320,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
         problems = check_outputs(out, course, students, nbgrader)
         if args.breakdown:
             console.print("re-grading in this process with stage timers ...")
-            breakdown(course, root / "grades-breakdown", args.workers)
+            breakdown(course, root / "grades-breakdown")
 
     grid = table(
         f"Grading a class of {args.n} notebooks",

@@ -32,7 +32,7 @@ from _common import StageTimer, console, machine, ratio, table
 from autograder import grade as grading
 from autograder.load import Submission, load
 from autograder.reference import reference_source
-from autograder.sandbox import Limits, StudentProcess, build_import_view
+from autograder.sandbox import Limits, StudentProcess, build_import_view, jail_support
 
 
 @dataclass
@@ -93,7 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         empty.write_text("pass\n")
         reference.write_text(reference_source())
         started = time.perf_counter()
-        settings = grading.Settings(Limits(), build_import_view(root))
+        # A plain process: the CPU of a jailed submission runs in a process the grader never
+        # waits for (it is killed with its namespace), so it would not be counted. The jail's
+        # own cost is the extra row "empty submission, jailed".
+        settings = grading.Settings(Limits(isolation="process"), build_import_view(root))
         view_seconds = time.perf_counter() - started
         started = time.perf_counter()
         grading.warm_up()
@@ -107,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
             "bare python -I -S -c pass": time_runs(args.n, bare_python),
             "empty submission (pass)": time_runs(args.n, grader_for(empty, settings)),
         }
+        if jail_support()[0]:
+            jailed = grading.Settings(Limits(isolation="jail"), settings.view)
+            rows["empty submission, jailed"] = time_runs(args.n, grader_for(empty, jailed))
         stages = StageTimer()
         stages.watch(StudentProcess, "start", "start")
         stages.watch(StudentProcess, "call", "call")
@@ -138,11 +144,15 @@ def main(argv: list[str] | None = None) -> int:
         )
     console.print(grid)
     console.print(
-        "(CPU per run; grader CPU is this process, where `python -m autograder` runs its workers "
-        "as threads sharing one GIL; student CPU is the sandboxed processes)"
+        "(CPU per run; grader CPU is this process; student CPU is the sandboxed processes, "
+        "uncounted when jailed)"
     )
 
-    bare, empty_mean, full = (statistics.fmean(runs.seconds) for runs in rows.values())
+    means = {name: statistics.fmean(runs.seconds) for name, runs in rows.items()}
+    bare, empty_mean = means["bare python -I -S -c pass"], means["empty submission (pass)"]
+    full = means["reference submission"]
+    if "empty submission, jailed" in means:
+        console.print(f"the jail adds {means['empty submission, jailed'] - empty_mean:.3f} s")
     console.print(
         f"empty submission / bare python: {ratio(empty_mean, bare)}; "
         f"reference / empty submission: {ratio(full, empty_mean)}; "
