@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import json
 import marshal
 import os
@@ -593,10 +594,9 @@ def _hidden_entry(name: str) -> bool:
     return hidden or editable or "adversarial_search_course" in name
 
 
+@functools.cache
 def cgroup_roots() -> dict[str, Path]:
     """This process's own memory and pids cgroup directories (cgroup v1), where writable."""
-    if "roots" in _SUPPORT:
-        return _SUPPORT["roots"]  # type: ignore[return-value]
     roots = {}
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
@@ -608,7 +608,6 @@ def cgroup_roots() -> dict[str, Path]:
             directory = Path("/sys/fs/cgroup") / controller / path.lstrip("/")
             if controller in controllers.split(",") and os.access(directory, os.W_OK):
                 roots[controller] = directory
-    _SUPPORT["roots"] = roots  # type: ignore[assignment]
     return roots
 
 
