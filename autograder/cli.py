@@ -174,8 +174,6 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
 
 def run(submissions, args, limits: Limits, scratch: Path, console: Console) -> list[dict]:
     """Grade every submission (reusing unchanged results) and return their records."""
-    import nbformat  # slow to import: once per run
-
     rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
     stamp = f"{fingerprint()}:{','.join(rule_ids)}"
     grading.warm_up()
@@ -183,7 +181,7 @@ def run(submissions, args, limits: Limits, scratch: Path, console: Console) -> l
     records: dict[str, dict] = {}
     pending = []
     for submission in submissions:
-        loaded = load(submission, nbformat)
+        loaded = load(submission)
         previous = report.load_student(args.out, submission.student)
         if (
             not args.force

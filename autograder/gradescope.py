@@ -61,8 +61,6 @@ def build_bundle(out: Path) -> Path:
 
 def run_in_gradescope(root: Path, limits: Limits | None = None) -> dict:
     """Grade every notebook or .py file in `root/submission` as one student's submission."""
-    import nbformat
-
     submitted = root / "submission"
     files = tuple(sorted(p for p in submitted.rglob("*") if p.suffix in SUFFIXES and p.is_file()))
     results_path = root / "results" / "results.json"
@@ -79,7 +77,7 @@ def run_in_gradescope(root: Path, limits: Limits | None = None) -> dict:
     submission = Submission("submission", files)
     with tempfile.TemporaryDirectory(prefix="autograder-") as scratch:
         settings = Settings(limits or Limits(), build_import_view(Path(scratch)))
-        record = grade(submission, load(submission, nbformat), settings)
+        record = grade(submission, load(submission), settings)
     results = report.results_json(record, fingerprint="gradescope")
     report.write_atomically(results_path, json.dumps(results, indent=1))
     report.write_atomically(root / "results" / "feedback.html", feedback(record))

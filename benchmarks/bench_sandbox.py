@@ -26,7 +26,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
 from _common import StageTimer, console, machine, ratio, table
 
 from autograder import grade as grading
@@ -69,7 +68,7 @@ def grader_for(path: Path, settings: grading.Settings):
     submission = Submission(path.stem, (path,))
 
     def run() -> dict:
-        record = grading.grade(submission, load(submission, nbformat), settings)
+        record = grading.grade(submission, load(submission), settings)
         # An empty submission is graded with a status saying it defines no function; only a
         # submission that did not load (or broke the grader) would make the timing meaningless.
         if record["status"].startswith(("could not load", "the grader failed")):

@@ -82,7 +82,7 @@ EXAMPLES = [(a, s) for a, students in EXAMPLE_STUDENTS.items() for s in students
 def _autograder_record(course: Path, assignment: str, student: str, settings: Settings) -> dict:
     path = course / "submitted" / student / assignment / f"{assignment}.ipynb"
     submission = Submission(student, (path,))
-    return grade(submission, load(submission, nbformat), settings)
+    return grade(submission, load(submission), settings)
 
 
 @pytest.fixture(scope="module")

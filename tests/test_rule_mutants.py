@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from autograder.grade import Settings, grade
@@ -112,7 +111,7 @@ def test_a_mutant_loses_exactly_the_points_of_its_rule(rule_id: str, view: Path,
     path = tmp_path / f"{rule_id}.py"
     path.write_text(mutant_source(rule_id), encoding="utf-8")
     submission = Submission(rule_id, (path,))
-    record = grade(submission, load(submission, nbformat), Settings(Limits(), view))
+    record = grade(submission, load(submission), Settings(Limits(), view))
     points = {r["id"]: r["points"] for r in record["rules"]}
     assert points[rule_id] < rule(rule_id).points, record["messages"]
     for other in RULE_IDS:

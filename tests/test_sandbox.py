@@ -9,7 +9,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from autograder.grade import Settings, grade
@@ -30,7 +29,7 @@ def grade_source(source: str, directory: Path, view: Path, name: str = "student"
     path = directory / f"{name}.py"
     path.write_text(textwrap.dedent(source), encoding="utf-8")
     submission = Submission(name, (path,))
-    return grade(submission, load(submission, nbformat), Settings(FAST, view))
+    return grade(submission, load(submission), Settings(FAST, view))
 
 
 def points(record: dict) -> dict[str, float]:

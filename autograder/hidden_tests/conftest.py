@@ -27,8 +27,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(scope="session")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    import nbformat
-
     scratch = tmp_path_factory.mktemp("hidden")
     chosen = os.environ.get("AUTOGRADER_SUBMISSION")
     if chosen:
@@ -39,4 +37,4 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
     submission = Submission(path.stem, (path,))
     with tempfile.TemporaryDirectory() as view_root:
         settings = Settings(Limits(), build_import_view(Path(view_root)))
-        return grade(submission, load(submission, nbformat), settings)
+        return grade(submission, load(submission), settings)
