@@ -1,15 +1,26 @@
-"""The hidden test instances: explicit trees, tic-tac-toe and Connect Four positions."""
+"""The hidden test instances: explicit trees, tic-tac-toe and Connect Four positions.
+
+Many positions are chosen by a search (a value of every kind, a single best move, ...). Each
+search is kept here as a `select_...` function that says why its positions were chosen, but
+grading does not run them: what they select is frozen as literal data at the end of this module,
+and the functions `autograder.rules` calls build their instances from it.
+tests/test_frozen_instances.py re-runs every search and checks that it still selects exactly the
+frozen data; after changing a search or a game, regenerate the data with
+`python -m autograder.instances`.
+"""
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache, cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from games import MAX, MIN, Game, GameTree, TicTacToe, random_tree
-from solutions.facts import reachable_states
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,12 +116,21 @@ def seeded_trees(count: int, seed: int, distinct: bool, **shape) -> list[Instanc
     return found
 
 
+def _frozen(table: dict[Any, T], key: Any, select: Callable[[], T]) -> T:
+    """The selection frozen in `table` for `key`; arguments never frozen are searched afresh."""
+    return table[key] if key in table else select()
+
+
+# Tic-tac-toe positions, selected among the 5,478 reachable ones.
+
+
 @cache
 def _ttt_values() -> dict[str, int]:
     """The minimax value of every reachable position, in sorted order of the positions.
 
     One memoised pass over the 5,478 positions, instead of a search from each of them.
     """
+    from solutions.facts import reachable_states
 
     @cache
     def value(state: str) -> int:
@@ -124,10 +144,10 @@ def _ttt_values() -> dict[str, int]:
 
 def _ttt_positions(
     keep: Callable[[str], bool], count: int, seed: int, empties: tuple[int, int]
-) -> list[str]:
+) -> tuple[str, ...]:
     values = _ttt_values()
     pool = [s for s in values if empties[0] <= s.count(".") <= empties[1] and keep(s)]
-    return random.Random(seed).sample(pool, min(count, len(pool)))
+    return tuple(random.Random(seed).sample(pool, min(count, len(pool))))
 
 
 def _child_values(state: str) -> dict[int, int]:
@@ -158,55 +178,100 @@ def _ttt(name: str, state: str, **extra) -> Instance:
     return Instance(f"{name} ({TTT.to_move(state)} to move)", TTT, state, **extra)
 
 
-def tictactoe_values(empties: tuple[int, int] = (3, 5)) -> list[Instance]:
-    """Positions with every kind of value, both players to move, and terminal roots."""
+def _ttt_by_kind(chosen: dict[str, tuple[str, ...]]) -> list[Instance]:
+    return [_ttt(kind, state) for kind, states in chosen.items() for state in states]
+
+
+def select_tictactoe_values(empties: tuple[int, int]) -> dict[str, tuple[str, ...]]:
+    """Search for positions with every kind of value and both players to move, by kind."""
     values = _ttt_values()
     live = lambda s: not TTT.is_terminal(s)  # noqa: E731
-    chosen = [
-        *(_ttt("every move loses", s) for s in _ttt_positions(
-            lambda s: live(s) and TTT.to_move(s) == MAX and values[s] == -1, 2, 1, empties)),
-        *(_ttt("MIN to move", s) for s in _ttt_positions(
-            lambda s: live(s) and TTT.to_move(s) == MIN, 3, 2, empties)),
-        *(_ttt("a draw with best play", s) for s in _ttt_positions(
-            lambda s: live(s) and values[s] == 0, 2, 3, empties)),
-        *(_ttt("MAX wins", s) for s in _ttt_positions(
-            lambda s: live(s) and TTT.to_move(s) == MAX and values[s] == 1, 1, 4, empties)),
+    return {
+        "every move loses": _ttt_positions(
+            lambda s: live(s) and TTT.to_move(s) == MAX and values[s] == -1, 2, 1, empties),
+        "MIN to move": _ttt_positions(
+            lambda s: live(s) and TTT.to_move(s) == MIN, 3, 2, empties),
+        "a draw with best play": _ttt_positions(
+            lambda s: live(s) and values[s] == 0, 2, 3, empties),
+        "MAX wins": _ttt_positions(
+            lambda s: live(s) and TTT.to_move(s) == MAX and values[s] == 1, 1, 4, empties),
+    }  # fmt: skip
+
+
+def tictactoe_values(empties: tuple[int, int] = (3, 5)) -> list[Instance]:
+    """Positions with every kind of value, both players to move, and terminal roots.
+
+    The live positions are those `select_tictactoe_values` picks, frozen in `TICTACTOE_VALUES`.
+    """
+    chosen = _frozen(TICTACTOE_VALUES, empties, lambda: select_tictactoe_values(empties))
+    return [
+        *_ttt_by_kind(chosen),
         _ttt("a terminal root: X has won", TTT.from_picture("XXX\nOO.\n...")),
         _ttt("a terminal root: a full board, drawn", TTT.from_picture("XOX\nXOO\nOXX")),
-    ]  # fmt: skip
-    return chosen
+    ]
 
 
-def tictactoe_decisions(empties: tuple[int, int] = (3, 5)) -> list[Instance]:
-    """Positions with exactly one optimal move, which is never the first action."""
+def select_tictactoe_decisions(empties: tuple[int, int]) -> dict[str, tuple[str, ...]]:
+    """Search for positions with exactly one optimal move, which is never the first action."""
     only_safe = _ttt_positions(
         lambda s: _only_one_move_avoids_loss(s) and _unique_best(s), 4, 5, empties
     )
     min_roots = _ttt_positions(
         lambda s: TTT.to_move(s) == MIN and _unique_best(s) and s not in only_safe, 2, 6, empties
     )
-    return [
-        *(_ttt("only one move avoids a loss", s) for s in only_safe),
-        *(_ttt("a single best move", s) for s in min_roots),
-    ]
+    return {"only one move avoids a loss": only_safe, "a single best move": min_roots}
 
 
-def tree_decisions(count: int, seed: int) -> list[Instance]:
-    """Random trees whose root has one best action, not the first one."""
+def tictactoe_decisions(empties: tuple[int, int] = (3, 5)) -> list[Instance]:
+    """Positions with exactly one optimal move, which is never the first action.
+
+    They are those `select_tictactoe_decisions` picks, frozen in `TICTACTOE_DECISIONS`.
+    """
+    return _ttt_by_kind(
+        _frozen(TICTACTOE_DECISIONS, empties, lambda: select_tictactoe_decisions(empties))
+    )
+
+
+# Random trees whose root has one best move.
+
+
+def _decision_tree(tree_seed: int, player: str) -> GameTree:
+    return random_tree(
+        branching=(3, 4), depth=3, low=-20, high=20, seed=tree_seed, root_player=player
+    )
+
+
+def select_tree_decisions(count: int, seed: int) -> tuple[int, ...]:
+    """Search for the seeds of random trees whose root has one best action, not the first one.
+
+    The roots alternate: MAX to move in the first tree, MIN in the second, and so on.
+    """
     from solutions.minimax import minimax_value
 
     rng = random.Random(seed)
-    found: list[Instance] = []
+    found: list[int] = []
     while len(found) < count:
         player = MAX if len(found) % 2 == 0 else MIN
         tree_seed = rng.randrange(10**6)
-        game = random_tree(
-            branching=(3, 4), depth=3, low=-20, high=20, seed=tree_seed, root_player=player
-        )
+        game = _decision_tree(tree_seed, player)
         children = [minimax_value(game, game.result((), a)) for a in game.actions(())]
         best = max(children) if player == MAX else min(children)
         if children.count(best) == 1 and children[0] != best:
-            found.append(Instance(f"random tree #{tree_seed} ({player} to move)", game, ()))
+            found.append(tree_seed)
+    return tuple(found)
+
+
+def tree_decisions(count: int, seed: int) -> list[Instance]:
+    """Random trees whose root has one best action, not the first one.
+
+    The trees are those `select_tree_decisions` picks, their seeds frozen in `TREE_DECISIONS`.
+    """
+    seeds = _frozen(TREE_DECISIONS, (count, seed), lambda: select_tree_decisions(count, seed))
+    found = []
+    for index, tree_seed in enumerate(seeds):
+        player = MAX if index % 2 == 0 else MIN
+        game = _decision_tree(tree_seed, player)
+        found.append(Instance(f"random tree #{tree_seed} ({player} to move)", game, ()))
     return found
 
 
@@ -266,49 +331,75 @@ def depth_limited_trees() -> list[Instance]:
     return found
 
 
-def depth_limited_tictactoe(decisions: bool) -> list[Instance]:
-    """Tic-tac-toe positions searched 1 to 3 plies with `tictactoe_evaluation`."""
+def _heuristic_choice_is_telling(state: str, depth: int, must_change: bool) -> bool:
+    """One best move at `depth` plies; if `must_change`, a different choice one ply deeper.
+
+    A search that stops one ply early or late then picks another move.
+    """
     from solutions.depth_limited import depth_limited_value
 
+    def child_values(plies: int) -> dict[int, float]:
+        return {
+            a: depth_limited_value(TTT, TTT.result(state, a), plies, tictactoe_evaluation)
+            for a in TTT.actions(state)
+        }
+
+    pick = max if TTT.to_move(state) == MAX else min
+    children, deeper = child_values(depth - 1), child_values(depth)
+    best, deeper_best = pick(children.values()), pick(deeper.values())
+    unique = list(children.values()).count(best) == 1
+    changes = [a for a, v in deeper.items() if v == deeper_best] != [
+        a for a, v in children.items() if v == best
+    ]
+    return unique and (changes or not must_change)
+
+
+def select_depth_limited_tictactoe(decisions: bool) -> tuple[tuple[str, int], ...]:
+    """Search for six (position, depth) pairs to search with `tictactoe_evaluation`.
+
+    The depths cycle through 1, 2, 3. For decisions, each position's heuristic best move is
+    unique, and in the first three it changes when searched one ply deeper.
+    """
     rng = random.Random(11 if decisions else 12)
     values = _ttt_values()
     pool = sorted(s for s in values if 3 <= s.count(".") <= 7 and not TTT.is_terminal(s))
-    found: list[Instance] = []
+    found: list[tuple[str, int]] = []
     while len(found) < 6:
         state = rng.choice(pool)
         depth = 1 + len(found) % 3
-        if decisions:
-            children = {
-                a: depth_limited_value(TTT, TTT.result(state, a), depth - 1, tictactoe_evaluation)
-                for a in TTT.actions(state)
-            }
-            pick = max if TTT.to_move(state) == MAX else min
-            best = pick(children.values())
-            deeper = {
-                a: depth_limited_value(TTT, TTT.result(state, a), depth, tictactoe_evaluation)
-                for a in TTT.actions(state)
-            }
-            deeper_best = pick(deeper.values())
-            unique = list(children.values()).count(best) == 1
-            changes = [a for a, v in deeper.items() if v == deeper_best] != [
-                a for a, v in children.items() if v == best
-            ]
-            if not unique or (len(found) < 3 and not changes):
-                continue
-        found.append(
-            _ttt(
-                f"depth {depth}",
-                state,
-                depth=depth,
-                evaluate=tictactoe_evaluation,
-                evaluation="open lines (X's count double), centre bonus",
-            )
+        if decisions and not _heuristic_choice_is_telling(state, depth, len(found) < 3):
+            continue
+        found.append((state, depth))
+    return tuple(found)
+
+
+def depth_limited_tictactoe(decisions: bool) -> list[Instance]:
+    """Tic-tac-toe positions searched 1 to 3 plies with `tictactoe_evaluation`.
+
+    They are those `select_depth_limited_tictactoe` picks, frozen in `DEPTH_LIMITED_TICTACTOE`.
+    """
+    chosen = _frozen(
+        DEPTH_LIMITED_TICTACTOE, decisions, lambda: select_depth_limited_tictactoe(decisions)
+    )
+    return [
+        _ttt(
+            f"depth {depth}",
+            state,
+            depth=depth,
+            evaluate=tictactoe_evaluation,
+            evaluation="open lines (X's count double), centre bonus",
         )
-    return found
+        for state, depth in chosen
+    ]
 
 
-def connect_four_endgames(count: int, seed: int, empties: tuple[int, int]) -> list[Instance]:
-    """Connect Four positions near the end of a game, reached by seeded random play.
+# Connect Four end-games.
+
+
+def select_connect_four_endgames(
+    count: int, seed: int, empties: tuple[int, int]
+) -> tuple[str, ...]:
+    """Search for the move strings of positions near the end of a game, by seeded random play.
 
     Utilities follow the 22 - k score (a win with one's k-th stone), so values go beyond +-1.
     Positions are kept small enough for plain minimax, and both players get to move.
@@ -318,7 +409,7 @@ def connect_four_endgames(count: int, seed: int, empties: tuple[int, int]) -> li
 
     game = ConnectFour()
     rng = random.Random(seed)
-    found: list[Instance] = []
+    found: list[str] = []
     seen_values: set = set()
     while len(found) < count:
         state, moves = game.initial_state(), ""
@@ -333,5 +424,164 @@ def connect_four_endgames(count: int, seed: int, empties: tuple[int, int]) -> li
         if (value, player) in seen_values and len(seen_values) < 4:
             continue  # prefer a spread of values and players first
         seen_values.add((value, player))
-        found.append(Instance(f"Connect Four after {moves} ({player} to move)", game, state))
+        found.append(moves)
+    return tuple(found)
+
+
+def connect_four_endgames(count: int, seed: int, empties: tuple[int, int]) -> list[Instance]:
+    """Connect Four positions near the end of a game, with `empties` empty squares.
+
+    They are those `select_connect_four_endgames` picks, frozen in `CONNECT_FOUR_ENDGAMES` for
+    the arguments `autograder.rules` uses (other arguments search afresh).
+    """
+    from games import ConnectFour
+
+    game = ConnectFour()
+    select = lambda: select_connect_four_endgames(count, seed, empties)  # noqa: E731
+    found = []
+    for moves in _frozen(CONNECT_FOUR_ENDGAMES, (count, seed, empties), select):
+        state = ConnectFour.from_moves(moves)
+        name = f"Connect Four after {moves} ({game.to_move(state)} to move)"
+        found.append(Instance(name, game, state))
     return found
+
+
+# Regenerating the frozen selections.
+
+
+def frozen_tables() -> dict[str, dict]:
+    """The frozen tables at the end of this module, by name."""
+    names = (
+        "TICTACTOE_VALUES",
+        "TICTACTOE_DECISIONS",
+        "DEPTH_LIMITED_TICTACTOE",
+        "TREE_DECISIONS",
+        "CONNECT_FOUR_ENDGAMES",
+    )
+    return {name: globals()[name] for name in names}
+
+
+def frozen_selections() -> dict[str, dict]:
+    """Re-run every search for the arguments frozen below: what `frozen_tables()` must equal."""
+    return {
+        "TICTACTOE_VALUES": {e: select_tictactoe_values(e) for e in TICTACTOE_VALUES},
+        "TICTACTOE_DECISIONS": {e: select_tictactoe_decisions(e) for e in TICTACTOE_DECISIONS},
+        "DEPTH_LIMITED_TICTACTOE": {
+            d: select_depth_limited_tictactoe(d) for d in DEPTH_LIMITED_TICTACTOE
+        },
+        "TREE_DECISIONS": {key: select_tree_decisions(*key) for key in TREE_DECISIONS},
+        "CONNECT_FOUR_ENDGAMES": {
+            key: select_connect_four_endgames(*key) for key in CONNECT_FOUR_ENDGAMES
+        },
+    }
+
+
+def frozen_source(tables: dict[str, dict]) -> str:
+    """The tables as Python source laid out as `ruff format` keeps it, to paste below."""
+    return "\n\n".join(
+        f"{name}: {__annotations__[name]} = {_source(table, len(name) + 2)}"
+        for name, table in tables.items()
+    )
+
+
+def _source(value: Any, used: int, indent: str = "") -> str:
+    """`value` as source: dicts, and tuples too long for their line, one item per line.
+
+    `used` counts the characters already on the line before `value`.
+    """
+    if isinstance(value, str):
+        return json.dumps(value)
+    if not isinstance(value, dict | tuple):
+        return repr(value)
+    if isinstance(value, tuple):
+        items = [_source(item, 0) for item in value]
+        inline = f"({', '.join(items)}{',' if len(items) == 1 else ''})"
+        if "\n" not in inline and used + len(inline) + 1 <= 100:  # + 1 for a trailing comma
+            return inline
+    inner = indent + "    "
+    if isinstance(value, dict):
+        lines = [
+            f"{inner}{key_source}: {_source(item, len(inner) + len(key_source) + 2, inner)},"
+            for key, item in value.items()
+            for key_source in [_source(key, 0)]
+        ]
+        return "{\n" + "\n".join(lines) + f"\n{indent}}}"
+    lines = [f"{inner}{_source(item, len(inner), inner)}," for item in value]
+    return "(\n" + "\n".join(lines) + f"\n{indent})"
+
+
+# ----------------------------------------------------------------------------------------------
+# The frozen selections: what the `select_...` searches above pick, keyed by the arguments of
+# the function that builds the instances. Generated by `python -m autograder.instances`; paste
+# its output over everything from here to the `__main__` block.
+# ----------------------------------------------------------------------------------------------
+
+TICTACTOE_VALUES: dict[tuple[int, int], dict[str, tuple[str, ...]]] = {
+    (3, 5): {
+        "every move loses": (".X..O..XO", "XXO.X..OO"),
+        "MIN to move": ("..X.O.XXO", ".O...XXOX", "..XXO.XO."),
+        "a draw with best play": (".XO.X..OX", "XOX.O...."),
+        "MAX wins": (".X..X.O.O",),
+    },
+    (5, 8): {
+        "every move loses": ("..X..X.OO", "...XOXO.."),
+        "MIN to move": ("....X.XO.", "...X...OX", "...OX.X.."),
+        "a draw with best play": ("..XX.OO..", "XX.....O."),
+        "MAX wins": (".OO..XX..",),
+    },
+}
+
+TICTACTOE_DECISIONS: dict[tuple[int, int], dict[str, tuple[str, ...]]] = {
+    (3, 5): {
+        "only one move avoids a loss": ("X.O.OX.XO", ".XO.O...X", "XXO....OX", "O.OXO.XX."),
+        "a single best move": ("X..X.X.OO", "..X.OXOX."),
+    },
+    (5, 8): {
+        "only one move avoids a loss": (".X.O.O.X.", "O.X.OX...", "....X..XO", "X..X...OO"),
+        "a single best move": ("O..XX....", "....X.X.O"),
+    },
+}
+
+DEPTH_LIMITED_TICTACTOE: dict[bool, tuple[tuple[str, int], ...]] = {
+    False: (
+        ("O.X.X.OXO", 1),
+        (".X...O.OX", 2),
+        ("X..OXX.O.", 3),
+        ("OOXO..X.X", 1),
+        ("X..XOO...", 2),
+        (".XOOXXO..", 3),
+    ),
+    True: (
+        (".O.X.OOXX", 1),
+        ("XOOO.X..X", 2),
+        ("X.OO.X.X.", 3),
+        ("X...OXXO.", 1),
+        ("...X..XO.", 2),
+        ("O.....X..", 3),
+    ),
+}
+
+TREE_DECISIONS: dict[tuple[int, int], tuple[int, ...]] = {
+    (6, 3): (249523, 621429, 570665, 136758, 633256, 497081),
+}
+
+CONNECT_FOUR_ENDGAMES: dict[tuple[int, int, tuple[int, int]], tuple[str, ...]] = {
+    (5, 7, (6, 8)): (
+        "24222224634154366371751115354154335",
+        "746526516246343634136534413277217271",
+        "27244514426424266712567656577135111",
+        "7437666624711475514452436615553333",
+        "221764444573251236336556312515247476",
+    ),
+    (5, 8, (9, 11)): (
+        "4126712723117743725422565551615",
+        "13411735334615276113563677257275",
+        "13614726243533774366616277731124",
+        "7322643721114672331161736474224",
+        "171656533645152114316233722445745",
+    ),
+}
+
+
+if __name__ == "__main__":
+    print(frozen_source(frozen_selections()))
