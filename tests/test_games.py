@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
+import games
 from games import (
     MAX,
     MIN,
@@ -174,3 +178,33 @@ def test_recording_game_lists_generated_states_in_order() -> None:
     game = RecordingGame(GameTree(CLASSIC))
     game.result(game.result((), 2), 1)
     assert game.generated == [(2,), (2, 1)]
+
+
+def test_every_name_games_exports_is_found_in_its_module_on_first_use() -> None:
+    """`games` imports its modules lazily; each exported name must lead to the real object."""
+    code = (
+        "import sys, games\n"
+        "assert 'games.drawing' not in sys.modules, 'drawing imported before it was asked for'\n"
+        "from games import *\n"
+        "for name in games.__all__:\n"
+        "    home = sys.modules[games._HOME_OF[name]]\n"
+        "    assert getattr(games, name) is getattr(home, name), name\n"
+        "assert sorted(games._HOME_OF) == sorted(games.__all__)\n"
+        "assert set(games.__all__) <= set(dir(games))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with pytest.raises(AttributeError, match="no attribute 'minimax'"):
+        games.minimax  # noqa: B018 - the look-up is the test
+
+
+def test_chance_is_the_function_whichever_import_comes_first() -> None:
+    code = (
+        "import games.chance as module\n"
+        "from games.chance import Pig\n"
+        "from games import chance\n"
+        "import sys\n"
+        "assert callable(chance) and chance is sys.modules['games.chance'].chance\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
