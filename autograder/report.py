@@ -88,7 +88,8 @@ def save_student(out: Path, record: dict, fingerprint: str, feedback: str) -> No
             stamp = time.strftime("%Y%m%dT%H%M%S")
             shutil.copy2(results, history / f"results-{stamp}-{os.getpid()}.json")
     write_atomically(folder / "feedback.html", feedback)
-    write_atomically(results, json.dumps(results_json(record, fingerprint), indent=1))
+    # On one line: with an indent, json falls back from its C encoder to Python, 20 ms a record.
+    write_atomically(results, json.dumps(results_json(record, fingerprint)))
 
 
 def remove_temporary_files(out: Path) -> int:
