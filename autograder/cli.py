@@ -27,6 +27,7 @@ from autograder.sandbox import (
     build_import_view,
     jail_support,
     reap_orphans,
+    start_font_cache,
 )
 
 PACKAGES = ("autograder", "solutions", "games")
@@ -176,8 +177,10 @@ def run(submissions, args, limits: Limits, scratch: Path, console: Console) -> l
     """Grade every submission (reusing unchanged results) and return their records."""
     rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
     stamp = f"{fingerprint()}:{','.join(rule_ids)}"
+    fonts = start_font_cache(scratch)  # in a process of its own, while the answers are computed
     grading.warm_up()
-    settings = grading.Settings(limits=limits, view=build_import_view(scratch), rule_ids=rule_ids)
+    view = build_import_view(scratch, fonts)
+    settings = grading.Settings(limits=limits, view=view, rule_ids=rule_ids)
     records: dict[str, dict] = {}
     pending = []
     for submission in submissions:

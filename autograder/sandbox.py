@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import compileall
 import contextlib
 import ctypes
 import functools
 import json
 import marshal
 import os
-import resource
 import select
 import shutil
 import signal
@@ -20,7 +20,6 @@ import sysconfig
 import tempfile
 import threading
 import time
-import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,17 +83,26 @@ class SandboxError(Exception):
         self.status = status
 
 
-def build_import_view(root: Path) -> Path:
+def build_import_view(root: Path, fonts: subprocess.Popen | None = None) -> Path:
     """Make a directory that holds what a submission may import, and nothing of the grader.
 
     Every entry of the interpreter's site-packages is linked except the course's own hidden
     packages and the `.pth` hooks of an editable install; `games` is copied. The student process
-    runs with `-I -S` and this directory plus the standard library as its only path.
+    runs with `-I -S` and this directory plus the standard library as its only path. Beside
+    the view go the runner and the jail, compiled (`code_file`), and matplotlib's font cache
+    (`start_font_cache`, started here unless the caller started it earlier).
     """
+    if fonts is None:
+        fonts = start_font_cache(root)
     view = root / "site"
     view.mkdir(parents=True, exist_ok=True)
-    _warm_matplotlib(root / "mplconfig")
     shutil.copytree(Path(games.__file__).parent, view / "games", ignore=_ignore_caches)
+    # Compiled once here: the student process runs with -B and would otherwise compile the
+    # toolkit from source at every start (tens of milliseconds, times the class).
+    compileall.compile_dir(view / "games", quiet=1)
+    for script in (RUNNER, JAIL):
+        code = compile(script.read_text(), f"_grader_{script.stem}.py", "exec")
+        (root / f"{script.stem}.code").write_bytes(marshal.dumps(code))
     seen = {"games"}
     for key in ("purelib", "platlib"):
         site = Path(sysconfig.get_paths()[key])
@@ -106,43 +114,72 @@ def build_import_view(root: Path) -> Path:
                 continue
             seen.add(name)
             (view / name).symlink_to(entry)
+    try:
+        fonts.wait(timeout=120)
+    except subprocess.TimeoutExpired:  # plots are never graded: go on without the cache
+        fonts.kill()
+        fonts.wait()
     return view
 
 
-def _warm_matplotlib(config: Path) -> None:
-    """Give submissions a ready font cache: building it costs seconds in every fresh sandbox.
+_FONT_CACHE = """
+import glob, os, shutil, sys
+try:
+    import matplotlib
+    from matplotlib import font_manager  # builds the cache if there is none yet
+except ImportError:
+    sys.exit(0)
+for entry in glob.glob(os.path.join(matplotlib.get_cachedir(), "fontlist-*.json")):
+    shutil.copy(entry, sys.argv[1])
+"""
 
-    The folder is shared by the submissions of one run; at worst a submission could spoil
-    another's plots, which are never graded.
+
+def start_font_cache(root: Path) -> subprocess.Popen:
+    """Start copying matplotlib's font cache to where submissions find it (`mplconfig_for`).
+
+    Without it, a submission that imports matplotlib spends seconds building the cache in its
+    fresh sandbox. In a process of its own, because importing matplotlib takes a few tenths of
+    a second that the grader can spend on its own preparations meanwhile. The folder is shared
+    by the submissions of one run; at worst a submission could spoil another's plots, which are
+    never graded.
     """
+    config = root / "mplconfig"
     config.mkdir(parents=True, exist_ok=True)
-    try:
-        import matplotlib
-        from matplotlib import font_manager  # noqa: F401 - builds the grader's font cache
-    except ImportError:
-        return
-    cache = Path(matplotlib.get_cachedir())
-    for entry in cache.glob("fontlist-*.json"):
-        shutil.copy(entry, config / entry.name)
+    return subprocess.Popen(
+        [sys.executable, "-c", _FONT_CACHE, str(config)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
 
 
 def mplconfig_for(view: Path) -> Path:
     return view.parent / "mplconfig"
 
 
+def code_file(view: Path, script: Path) -> Path:
+    """The marshalled code of `script` (runner.py or jail.py) that `build_import_view` wrote."""
+    return view.parent / f"{script.stem}.code"
+
+
 def _ignore_caches(_directory: str, names: list[str]) -> list[str]:
     return [name for name in names if name == "__pycache__"]
 
 
-def _limit_resources(limits: Limits) -> None:
-    """Applied in the child between fork and exec."""
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long write fails instead of killing
+def _limiting_code(limits: Limits) -> str:
+    """The first statements the student process runs, before the jail and any student code.
+
+    Set there rather than in a `preexec_fn`, which would make every start fork the whole
+    grader process instead of using vfork.
+    """
     memory = limits.memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
     output = limits.output_kb * 1024
-    resource.setrlimit(resource.RLIMIT_FSIZE, (output, output))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    return (
+        "import resource as r, signal; "
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "  # an over-long write fails, no kill
+        f"r.setrlimit(r.RLIMIT_AS, ({memory}, {memory})); "
+        f"r.setrlimit(r.RLIMIT_CPU, ({limits.cpu_seconds}, {limits.cpu_seconds + 5})); "
+        f"r.setrlimit(r.RLIMIT_FSIZE, ({output}, {output})); "
+        "r.setrlimit(r.RLIMIT_CORE, (0, 0)); del r, signal; "
+    )
 
 
 class StudentProcess:
@@ -159,6 +196,9 @@ class StudentProcess:
         self.job = os.urandom(12).hex()
         self.cgroups: list[str] = []
         self.jailed = False
+        self._pinned: tuple[set[int], socket.socket] | None = None
+        self._write_fd: int | None = None
+        self._read_fd: int | None = None
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -169,7 +209,6 @@ class StudentProcess:
         to_child_read, to_child_write = os.pipe()
         from_child_read, from_child_write = os.pipe()
         output = open(self.workdir / "output.txt", "ab")  # noqa: SIM115 - handed to the child
-        shutil.copy(RUNNER, self.workdir / "_grader_runner.py")
         home = self.workdir
         env = {
             "PATH": "/usr/bin:/bin",
@@ -180,16 +219,16 @@ class StudentProcess:
             "PYTHONPATH": "",
             MARKER: self.job,
         }
+        load = "import marshal; load = lambda path: marshal.loads(open(path, 'rb').read()); "
         jail = ""
         if self.jailed:
-            shutil.copy(JAIL, self.workdir / "_grader_jail.py")
             self.cgroups = make_cgroups(self.job, self.limits)
             config = jail_config(self.view, self.workdir, self.limits, self.cgroups)
             config["keep_fds"] = [to_child_read, from_child_write]
             jail = (
                 "jail = {'__name__': 'jail'}; "
-                "exec(open('_grader_jail.py').read(), jail); "
-                f"jail['enter']({config!r}); "
+                f"exec(load({str(code_file(self.view, JAIL))!r}), jail); "
+                f"jail['enter']({config!r}); del jail; "
             )
             home = Path(JAIL_HOME)
             env["MPLCONFIGDIR"] = JAIL_HOME + "/.config/matplotlib"
@@ -198,14 +237,18 @@ class StudentProcess:
         path = [str(self.view), *_standard_library_paths()]
         bootstrap = (
             f"import sys; sys.path[:] = {path!r}; sys.argv = sys.argv[1:]; "
-            "runner = open(sys.argv[0]).read(); "
-            f"{jail}"
-            "exec(compile(runner, sys.argv[0], 'exec'), {'__name__': '__main__'})"
+            + _limiting_code(self.limits)
+            + load
+            + f"runner = load({str(code_file(self.view, RUNNER))!r}); "
+            + jail
+            + "exec(runner, {'__name__': '__main__'})"
         )
         command = [
             sys.executable, "-I", "-S", "-B", "-u", "-c", bootstrap,
             "_grader_runner.py", str(to_child_read), str(from_child_write),
         ]  # fmt: skip
+        if self._pinned is None:  # kept until close(), through restarts
+            self._pinned = _pin_to_a_free_cpu()
         try:
             # Registered under the lock the reaper holds, so a reaper in another thread never
             # mistakes a process that has just started for an orphan.
@@ -219,7 +262,6 @@ class StudentProcess:
                     stderr=output,
                     pass_fds=(to_child_read, from_child_write),
                     start_new_session=True,
-                    preexec_fn=lambda: _limit_resources(self.limits),
                 )
                 _ACTIVE.add(self.process.pid)
         finally:
@@ -262,6 +304,8 @@ class StudentProcess:
     def close(self) -> None:
         """Stop the process and delete its working directory."""
         self.stop()
+        _unpin(self._pinned)
+        self._pinned = None
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     @property
@@ -303,42 +347,18 @@ class StudentProcess:
         root, info = next(tokens), _info(game, state, evaluate)
         served: dict[int, tuple[Any, list]] = {root: (state, info[1])}
         try:
-            with _sharing_a_core(self._submission_pid()):
-                self._send(
-                    {
-                        "op": "call",
-                        "function": function,
-                        "root": root,
-                        "info": info,
-                        "args": list(args),
-                        "evaluate": evaluate is not None,
-                    },
-                    deadline,
-                )
-                while True:
-                    payload = self._frame(deadline, "the call")
-                    if len(payload) != _REQUEST.size or payload[0] != _REQUEST_TAG:
-                        message = _json_message(payload)
-                        break
-                    _, token, index = _REQUEST.unpack(payload)
-                    parent, legal = served.get(token, (None, ()))
-                    if index >= len(legal):
-                        self._send("the grader refused a request for an unknown state", deadline)
-                        continue
-                    child = game.result(parent, legal[index])
-                    outcome.states_generated += 1
-                    if record:
-                        outcome.generated.append(child)
-                    actions, encoded = _served_info(game, child, evaluate)
-                    token = next(tokens)
-                    while token in served:  # 64 random bits: never in practice
-                        token = next(tokens)
-                    served[token] = (child, actions)
-                    self._write(
-                        _CHILD.pack(_CHILD.size - 4 + len(encoded), b"c", token) + encoded,
-                        deadline,
-                        "the call",
-                    )
+            self._send(
+                {
+                    "op": "call",
+                    "function": function,
+                    "root": root,
+                    "info": info,
+                    "args": list(args),
+                    "evaluate": evaluate is not None,
+                },
+                deadline,
+            )
+            message = self._serve(game, evaluate, served, tokens, outcome, record, deadline)
             op = message.get("op")
             if op == "return":
                 outcome.status, outcome.value = "returned", message.get("value")
@@ -354,21 +374,80 @@ class StudentProcess:
         outcome.seconds = time.monotonic() - started
         return outcome
 
-    def _submission_pid(self) -> int | None:
-        """The pid, as seen here, of the process that runs the submission's code (or None).
+    def _serve(
+        self,
+        game: Game,
+        evaluate,
+        served: dict,
+        tokens: Iterator[int],
+        outcome: CallOutcome,
+        record: bool,
+        deadline: float,
+    ) -> dict:
+        """Answer the student's `result` requests until it sends anything else; return that.
 
-        Unjailed, it is the process started here. Jailed, it is S, the oldest child of the
-        namespace's init I, which is the only child of the process started here (see jail.py).
+        One turn of this loop per state the student's search generates, so it is kept short:
+        a whole request is usually the only thing in one read, and a child already served to
+        an earlier submission (all are graded on the same instances) comes from `_CHILDREN`
+        with its info marshalled; it is still counted, and recorded, every time.
         """
-        if self.process is None:
-            return None
-        if not self.jailed:
-            return self.process.pid
-        if self.process not in _SUBMISSION_PIDS:
-            children = _children(self.process.pid)
-            found = sorted(_children(children[0]), key=_start_time) if children else []
-            _SUBMISSION_PIDS[self.process] = found[0] if found else None
-        return _SUBMISSION_PIDS[self.process]
+        children, generated, count = _CHILDREN, outcome.generated if record else None, 0
+        read, write, monotonic, read_fd, write_fd = os.read, os.write, time.monotonic, *self._fds()
+        head, whole, unpack_request = _REQUEST_HEAD, _REQUEST_FRAME, _TOKEN_INDEX.unpack_from
+        try:
+            while True:
+                buffer = self._buffer
+                if not buffer:
+                    if monotonic() >= deadline:  # also stops a student that floods requests
+                        raise self._timed_out("the call")
+                    try:
+                        buffer = read(read_fd, 65536)
+                    except OSError:  # nothing yet (or the pipe broke): wait the long way
+                        buffer = self._read(deadline, "the call")
+                    if not buffer:
+                        raise SandboxError("crashed", self._death_message())
+                if len(buffer) >= whole and buffer.startswith(head):
+                    token, index = unpack_request(buffer, 5)
+                    self._buffer = buffer[whole:]
+                else:  # a request cut in two by the pipe, or the student's last message
+                    self._buffer = buffer
+                    payload = self._frame(deadline, "the call")
+                    if len(payload) != _REQUEST.size or payload[0] != _REQUEST_TAG:
+                        return _json_message(payload)
+                    _, token, index = _REQUEST.unpack(payload)
+                found = served.get(token)
+                if found is None or index >= len(found[1]):
+                    self._send("the grader refused a request for an unknown state", deadline)
+                    continue
+                key = (game, evaluate, found[0], index)
+                child = children.get(key)
+                if child is None:
+                    child = _child(game, evaluate, *found, index)
+                    if len(children) >= _CHILDREN_SIZE:
+                        children.clear()
+                    children[key] = child
+                state, actions, header, encoded = child
+                count += 1
+                if generated is not None:
+                    generated.append(state)
+                token = next(tokens)
+                while token in served:  # 64 random bits: never in practice
+                    token = next(tokens)
+                served[token] = (state, actions)
+                frame = header + token.to_bytes(8, "big") + encoded
+                try:
+                    written = write(write_fd, frame)
+                except OSError:  # the pipe is full, or broken: the long way says which
+                    written = 0
+                if written < len(frame):
+                    self._write(frame[written:], deadline, "the call")
+        finally:
+            outcome.states_generated += count
+
+    def _fds(self) -> tuple[int, int]:
+        if self._read_fd is None or self._write_fd is None:
+            raise SandboxError("crashed", self._death_message())
+        return self._read_fd, self._write_fd
 
     # -- the pipe -----------------------------------------------------------------------
     #
@@ -541,6 +620,25 @@ def _probe_jail() -> tuple[bool, str]:
 def jail_config(view: Path | None, workdir: Path, limits: Limits, cgroups: list[str]) -> dict:
     """What the jail is made of: the system and the Python installation, read-only, the
     import view, and nothing else of the machine (not the repository, not --out, not TMPDIR)."""
+    links, binds, masks, copies = _jail_layout(view)
+    root = workdir / "jail"
+    root.mkdir(exist_ok=True)
+    return {
+        "root": str(root),
+        "tmpfs_mb": limits.disk_mb,
+        "links": links,
+        "binds": binds,
+        "masks": masks,
+        "copies": copies,
+        "cgroups": cgroups,
+        "nproc": limits.processes,
+        "uid_base": UID_BASE,
+    }
+
+
+@functools.cache
+def _jail_layout(view: Path | None) -> tuple[list, list, list, dict]:
+    """The parts of `jail_config` that are the same for every submission of a run."""
     links, binds = [], ["/usr", "/etc"]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if os.path.islink(top):
@@ -555,27 +653,14 @@ def jail_config(view: Path | None, workdir: Path, limits: Limits, cgroups: list[
     base_site = os.path.realpath(sysconfig.get_paths(vars={"base": prefix})["purelib"])
     if os.path.isdir(base_site) and base_site not in sites:
         masks.append(base_site)
+    copies = {}
     if view is not None:
         binds += [site for site in sites if not site.startswith(prefix + "/")]
         binds.append(str(view))
         masks += [str(path) for path in hidden_site_entries()]
-    copies = {}
-    if view is not None:
         for font_cache in sorted(mplconfig_for(view).glob("fontlist-*.json")):
             copies[f"{JAIL_HOME}/.config/matplotlib/{font_cache.name}"] = str(font_cache)
-    root = workdir / "jail"
-    root.mkdir(exist_ok=True)
-    return {
-        "root": str(root),
-        "tmpfs_mb": limits.disk_mb,
-        "links": links,
-        "binds": binds,
-        "masks": masks,
-        "copies": copies,
-        "cgroups": cgroups,
-        "nproc": limits.processes,
-        "uid_base": UID_BASE,
-    }
+    return links, binds, masks, copies
 
 
 def hidden_site_entries() -> list[Path]:
@@ -744,10 +829,14 @@ _REQUEST = struct.Struct(">cQI")
 _REQUEST_TAG = ord("r")
 _CHILD = struct.Struct(">IcQ")
 """The start of a child frame: length, b"c", the child's token; its marshalled info follows."""
+_REQUEST_HEAD = _LENGTH.pack(_REQUEST.size) + b"r"
+_REQUEST_FRAME = _LENGTH.size + _REQUEST.size
+_TOKEN_INDEX = struct.Struct(">QI")
 _TOKEN_BATCH = struct.Struct("=512Q")
-_INFO_CACHE: dict[tuple, tuple[list, bytes]] = {}
-_INFO_CACHE_SIZE = 100_000
-_SUBMISSION_PIDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_CHILDREN: dict[tuple, tuple[Any, list, bytes, bytes]] = {}
+"""(game, evaluate, parent, action number) -> `_child`; emptied when full, which bounds its
+memory however many states the searches of a run ask for."""
+_CHILDREN_SIZE = 100_000
 
 
 def _info(game: Game, state: Any, evaluate) -> tuple:
@@ -762,22 +851,14 @@ def _info(game: Game, state: Any, evaluate) -> tuple:
     )
 
 
-def _served_info(game: Game, state: Any, evaluate) -> tuple[list, bytes]:
-    """The legal actions of `state` and its `_info` marshalled, computed once per process.
-
-    Every submission is graded on the same instances, so the same states are asked for again
-    and again; the child itself is still generated (and counted) for every request. Games are
-    deterministic, so the cache holds what `_info` would say. It is emptied when full, which
-    bounds its memory however many states the searches of a run ask for.
-    """
-    key = (game, evaluate, state)
-    found = _INFO_CACHE.get(key)
-    if found is None:
-        if len(_INFO_CACHE) >= _INFO_CACHE_SIZE:
-            _INFO_CACHE.clear()
-        info = _info(game, state, evaluate)
-        found = _INFO_CACHE[key] = (info[1], marshal.dumps(info))
-    return found
+def _child(game: Game, evaluate, parent: Any, legal: list, index: int) -> tuple:
+    """The child of `parent` by its action number `index`: (state, legal actions, the start of
+    its frame up to the token, its info marshalled for the student). Games are deterministic,
+    so `_CHILDREN` may keep it."""
+    state = game.result(parent, legal[index])
+    info = _info(game, state, evaluate)
+    encoded = marshal.dumps(info)
+    return state, info[1], _LENGTH.pack(_CHILD.size - 4 + len(encoded)) + b"c", encoded
 
 
 def _random_tokens() -> Iterator[int]:
@@ -803,33 +884,39 @@ def _json_message(payload: bytes) -> dict:
     return message
 
 
-@contextlib.contextmanager
-def _sharing_a_core(student: int | None) -> Iterator[None]:
-    """Run the calling thread and the submission's process on one CPU while a call lasts.
+def _pin_to_a_free_cpu() -> tuple[set[int], socket.socket] | None:
+    """Pin the calling thread to a CPU that no other grading holds; None if none is free.
 
     A call is a ping-pong: the grader waits while the student searches, the student waits while
     the grader generates a child. One CPU serves both sides without losing any parallelism,
     whereas on two CPUs each of thousands of round trips wakes a process on another CPU, which
     costs several times the round trip itself (5x the CPU time on a 2-core virtual machine).
-    Calls running at the same time, in other threads or in the command's worker processes,
-    claim other CPUs; when every CPU is claimed, or affinity cannot be set (not Linux, a
-    process that is gone), the call runs where the scheduler puts it.
+    Pinned before the student process starts, the grader passes its CPU on to it (and to the
+    jail's processes) with no system call per process. Submissions graded at the same time, in
+    other threads or worker processes, claim other CPUs; when every CPU is claimed, or affinity
+    cannot be set (not Linux), both run where the scheduler puts them.
+
+    Returns what `_unpin` needs: the CPUs the thread may use again, and the claim.
     """
     try:
         allowed = os.sched_getaffinity(0)
     except (AttributeError, OSError):
-        allowed = set()
-    claim = _claim_a_cpu(sorted(allowed)) if student is not None and len(allowed) > 1 else None
+        return None
+    claim = _claim_a_cpu(sorted(allowed)) if len(allowed) > 1 else None
     if claim is None:
-        yield
-        return
+        return None
     cpu, held = claim
     try:
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(student, {cpu})
-            os.sched_setaffinity(0, {cpu})  # 0 is the calling thread, not the whole grader
-        yield
-    finally:
+        os.sched_setaffinity(0, {cpu})  # 0 is the calling thread, not the whole grader
+    except OSError:
+        held.close()
+        return None
+    return allowed, held
+
+
+def _unpin(pinned: tuple[set[int], socket.socket] | None) -> None:
+    if pinned is not None:
+        allowed, held = pinned
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, allowed)
         held.close()
@@ -850,21 +937,3 @@ def _claim_a_cpu(cpus: list[int]) -> tuple[int, socket.socket] | None:
             continue
         return cpu, held
     return None
-
-
-def _children(pid: int) -> list[int]:
-    """The pids of the children of process `pid` (Linux), or [] if they cannot be read."""
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as handle:
-            return [int(child) for child in handle.read().split()]
-    except OSError:
-        return []
-
-
-def _start_time(pid: int) -> int:
-    """When process `pid` started, in clock ticks since boot (a very late time if unknown)."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return int(handle.read().rsplit(")", 1)[1].split()[19])
-    except (OSError, IndexError, ValueError):
-        return 1 << 62
