@@ -30,6 +30,7 @@ from games.protocol import Game
 
 RUNNER = Path(__file__).with_name("runner.py")
 JAIL = Path(__file__).with_name("jail.py")
+ZYGOTE = Path(__file__).with_name("zygote.py")
 MARKER = "AUTOGRADER_JOB"
 _ACTIVE: set[int] = set()
 _ACTIVE_LOCK = threading.Lock()
@@ -100,7 +101,7 @@ def build_import_view(root: Path, fonts: subprocess.Popen | None = None) -> Path
     # Compiled once here: the student process runs with -B and would otherwise compile the
     # toolkit from source at every start (tens of milliseconds, times the class).
     compileall.compile_dir(view / "games", quiet=1)
-    for script in (RUNNER, JAIL):
+    for script in (RUNNER, JAIL, ZYGOTE):
         code = compile(script.read_text(), f"_grader_{script.stem}.py", "exec")
         (root / f"{script.stem}.code").write_bytes(marshal.dumps(code))
     seen = {"games"}
@@ -156,12 +157,24 @@ def mplconfig_for(view: Path) -> Path:
 
 
 def code_file(view: Path, script: Path) -> Path:
-    """The marshalled code of `script` (runner.py or jail.py) that `build_import_view` wrote."""
+    """The marshalled code of `script` (runner.py, jail.py or zygote.py) that
+    `build_import_view` wrote."""
     return view.parent / f"{script.stem}.code"
 
 
 def _ignore_caches(_directory: str, names: list[str]) -> list[str]:
     return [name for name in names if name == "__pycache__"]
+
+
+def _resource_limits(limits: Limits) -> dict[str, tuple[int, int]]:
+    memory = limits.memory_mb * 1024 * 1024
+    output = limits.output_kb * 1024
+    return {
+        "RLIMIT_AS": (memory, memory),
+        "RLIMIT_CPU": (limits.cpu_seconds, limits.cpu_seconds + 5),
+        "RLIMIT_FSIZE": (output, output),
+        "RLIMIT_CORE": (0, 0),
+    }
 
 
 def _limiting_code(limits: Limits) -> str:
@@ -170,16 +183,33 @@ def _limiting_code(limits: Limits) -> str:
     Set there rather than in a `preexec_fn`, which would make every start fork the whole
     grader process instead of using vfork.
     """
-    memory = limits.memory_mb * 1024 * 1024
-    output = limits.output_kb * 1024
+    settings = "".join(
+        f"r.setrlimit(r.{name}, {value!r}); " for name, value in _resource_limits(limits).items()
+    )
     return (
         "import resource as r, signal; "
         "signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "  # an over-long write fails, no kill
-        f"r.setrlimit(r.RLIMIT_AS, ({memory}, {memory})); "
-        f"r.setrlimit(r.RLIMIT_CPU, ({limits.cpu_seconds}, {limits.cpu_seconds + 5})); "
-        f"r.setrlimit(r.RLIMIT_FSIZE, ({output}, {output})); "
-        "r.setrlimit(r.RLIMIT_CORE, (0, 0)); del r, signal; "
+        f"{settings}del r, signal; "
     )
+
+
+def _environment(view: Path, workdir: Path, jailed: bool, job: str) -> dict[str, str]:
+    """The whole environment of a submission's process."""
+    home = JAIL_HOME if jailed else str(workdir)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": f"{home}/.config/matplotlib" if jailed else str(mplconfig_for(view)),
+        "PYTHONHASHSEED": "0",
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": "",
+        "HOME": home,
+    }
+    if jailed:
+        env["TMPDIR"] = "/tmp"
+    else:  # without a PID namespace, the grader finds a submission's descendants by this mark
+        env[MARKER] = job
+    return env
 
 
 class StudentProcess:
@@ -196,7 +226,7 @@ class StudentProcess:
         self.job = os.urandom(12).hex()
         self.cgroups: list[str] = []
         self.jailed = False
-        self._pinned: tuple[set[int], socket.socket] | None = None
+        self._pinned: tuple[int, set[int], socket.socket] | None = None
         self._write_fd: int | None = None
         self._read_fd: int | None = None
 
@@ -209,61 +239,29 @@ class StudentProcess:
         to_child_read, to_child_write = os.pipe()
         from_child_read, from_child_write = os.pipe()
         output = open(self.workdir / "output.txt", "ab")  # noqa: SIM115 - handed to the child
-        home = self.workdir
-        env = {
-            "PATH": "/usr/bin:/bin",
-            "MPLBACKEND": "Agg",
-            "MPLCONFIGDIR": str(mplconfig_for(self.view)),
-            "PYTHONHASHSEED": "0",
-            "LANG": "C.UTF-8",
-            "PYTHONPATH": "",
-            MARKER: self.job,
-        }
-        load = "import marshal; load = lambda path: marshal.loads(open(path, 'rb').read()); "
-        jail = ""
-        if self.jailed:
-            self.cgroups = make_cgroups(self.job, self.limits)
-            config = jail_config(self.view, self.workdir, self.limits, self.cgroups)
-            config["keep_fds"] = [to_child_read, from_child_write]
-            jail = (
-                "jail = {'__name__': 'jail'}; "
-                f"exec(load({str(code_file(self.view, JAIL))!r}), jail); "
-                f"jail['enter']({config!r}); del jail; "
-            )
-            home = Path(JAIL_HOME)
-            env["MPLCONFIGDIR"] = JAIL_HOME + "/.config/matplotlib"
-            env["TMPDIR"] = "/tmp"
-        env["HOME"] = str(home)
-        path = [str(self.view), *_standard_library_paths()]
-        bootstrap = (
-            f"import sys; sys.path[:] = {path!r}; sys.argv = sys.argv[1:]; "
-            + _limiting_code(self.limits)
-            + load
-            + f"runner = load({str(code_file(self.view, RUNNER))!r}); "
-            + jail
-            + "exec(runner, {'__name__': '__main__'})"
-        )
-        command = [
-            sys.executable, "-I", "-S", "-B", "-u", "-c", bootstrap,
-            "_grader_runner.py", str(to_child_read), str(from_child_write),
-        ]  # fmt: skip
         if self._pinned is None:  # kept until close(), through restarts
             self._pinned = _pin_to_a_free_cpu()
         try:
-            # Registered under the lock the reaper holds, so a reaper in another thread never
-            # mistakes a process that has just started for an orphan.
-            with _ACTIVE_LOCK:
-                self.process = subprocess.Popen(
-                    command,
-                    cwd=self.workdir,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=output,
-                    stderr=output,
-                    pass_fds=(to_child_read, from_child_write),
-                    start_new_session=True,
+            config = None
+            if self.jailed:
+                self.cgroups = make_cgroups(self.job, self.limits)
+                config = jail_config(self.view, self.workdir, self.limits, self.cgroups)
+            self.process = None
+            zygote = Zygote.for_view(self.view) if self.jailed else None
+            if zygote is not None:
+                self.process = zygote.spawn(
+                    {
+                        "workdir": str(self.workdir),
+                        "jail": config,
+                        "limits": _resource_limits(self.limits),
+                        "cpu": None if self._pinned is None else self._pinned[0],
+                    },
+                    [to_child_read, from_child_write, output.fileno()],
                 )
-                _ACTIVE.add(self.process.pid)
+            if self.process is None:
+                self.process = self._start_interpreter(
+                    config, [to_child_read, from_child_write], output
+                )
         finally:
             output.close()
             os.close(to_child_read)
@@ -281,6 +279,48 @@ class StudentProcess:
             return LoadReport(status="crashed", error="the submission answered out of turn")
         functions = [name for name in reply.get("functions", []) if name in self.wanted]
         return LoadReport("loaded", list(reply.get("cells", []))[:50], functions)
+
+    def _start_interpreter(self, config: dict | None, fds: list[int], output) -> subprocess.Popen:
+        """Start the submission's process as a fresh interpreter: without the jail, or if the
+        zygote cannot be had."""
+        to_child_read, from_child_write = fds
+        load = "import marshal; load = lambda path: marshal.loads(open(path, 'rb').read()); "
+        jail = ""
+        if config is not None:
+            config = dict(config, keep_fds=fds)
+            jail = (
+                "jail = {'__name__': 'jail'}; "
+                f"exec(load({str(code_file(self.view, JAIL))!r}), jail); "
+                f"jail['enter']({config!r}); del jail; "
+            )
+        path = [str(self.view), *_standard_library_paths()]
+        bootstrap = (
+            f"import sys; sys.path[:] = {path!r}; sys.argv = sys.argv[1:]; "
+            + _limiting_code(self.limits)
+            + load
+            + f"runner = load({str(code_file(self.view, RUNNER))!r}); "
+            + jail
+            + "exec(runner, {'__name__': '__main__'})"
+        )
+        command = [
+            sys.executable, "-I", "-S", "-B", "-u", "-c", bootstrap,
+            "_grader_runner.py", str(to_child_read), str(from_child_write),
+        ]  # fmt: skip
+        # Registered under the lock the reaper holds, so a reaper in another thread never
+        # mistakes a process that has just started for an orphan.
+        with _ACTIVE_LOCK:
+            process = subprocess.Popen(
+                command,
+                cwd=self.workdir,
+                env=_environment(self.view, self.workdir, config is not None, self.job),
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=output,
+                pass_fds=fds,
+                start_new_session=True,
+            )
+            _ACTIVE.add(process.pid)
+        return process
 
     def stop(self) -> None:
         """Kill the process and everything it started, even what left its session."""
@@ -558,6 +598,136 @@ class StudentProcess:
             }
             return f"the submission's process died with {name}: {reasons.get(name, 'a signal')}"
         return f"the submission's process exited with code {code} (sys.exit or os._exit?)"
+
+
+class ZygoteError(Exception):
+    """The zygote could not start a process: the caller starts a fresh interpreter instead."""
+
+
+class Zygote:
+    """This process's forker of jailed submissions: a fresh interpreter, started once per
+    grading process and import view, that has imported the runner and the jail (zygote.py).
+
+    Forking it costs about a millisecond where starting Python and importing costs ~30 ms, and
+    it holds nothing of the grader: it was started from marshalled code with the import view
+    and the standard library only. Its children are not children of this process; the zygote
+    reports when each ends (`ZygoteChild`).
+    """
+
+    _instances: dict[tuple[int, Path], Zygote | None] = {}
+    _instances_lock = threading.Lock()
+
+    @classmethod
+    def for_view(cls, view: Path) -> Zygote | None:
+        """The zygote of this process for `view`, started on first use; None if it cannot
+        start (the reason is in `zygote.log` beside the view)."""
+        key = (os.getpid(), view)  # a forked worker starts its own
+        with cls._instances_lock:
+            if key not in cls._instances:
+                try:
+                    cls._instances[key] = cls(view)
+                except (OSError, ZygoteError):
+                    cls._instances[key] = None
+            return cls._instances[key]
+
+    def __init__(self, view: Path) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        path = [str(view), *_standard_library_paths()]
+        codes = [str(code_file(view, script)) for script in (ZYGOTE, RUNNER, JAIL)]
+        bootstrap = (
+            f"import sys; sys.path[:] = {path!r}; import marshal; "
+            "load = lambda path: marshal.loads(open(path, 'rb').read()); "
+            f"zygote = {{'__name__': 'zygote'}}; exec(load({codes[0]!r}), zygote); "
+            f"zygote['serve']({theirs.fileno()}, load({codes[1]!r}), load({codes[2]!r}))"
+        )
+        with open(view.parent / "zygote.log", "ab") as log, _ACTIVE_LOCK:
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-B", "-u", "-c", bootstrap],
+                cwd="/",
+                env=_environment(view, view.parent, jailed=True, job=""),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,
+            )
+            _ACTIVE.add(self.process.pid)  # not an orphan for the reaper to kill
+        theirs.close()
+        self._channel = ours
+        self._lock = threading.Lock()
+        self._ended: dict[int, int] = {}
+
+    def spawn(self, request: dict, fds: list[int]) -> ZygoteChild | None:
+        """Have the zygote fork a submission's process; None if the zygote has failed."""
+        with self._lock:
+            try:
+                socket.send_fds(self._channel, [marshal.dumps(request)], fds)
+                while True:
+                    message = self._next(30.0)
+                    if message is None:
+                        raise ZygoteError("the zygote did not answer")
+                    if message[0] == "started":
+                        return ZygoteChild(self, message[1])
+            except (OSError, ValueError, EOFError, ZygoteError):
+                self._channel.close()
+                return None
+
+    def ended(self, pid: int, timeout: float | None) -> int | None:
+        """The wait status of child `pid` once it has ended, waiting up to `timeout` seconds;
+        None if it is still running."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            while pid not in self._ended:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return None
+                try:
+                    if self._next(remaining) is None:
+                        return None
+                except (OSError, ValueError, EOFError):
+                    # The zygote is gone, and with it the status: the child was killed with
+                    # its process group by now, or soon will be.
+                    with contextlib.suppress(OSError):
+                        os.killpg(pid, signal.SIGKILL)
+                    self._ended[pid] = signal.SIGKILL  # a wait status: killed by SIGKILL
+            return self._ended.pop(pid)
+
+    def _next(self, timeout: float | None) -> tuple | None:
+        """The zygote's next message (recording ended children), or None after `timeout`."""
+        if not select.select([self._channel], [], [], timeout)[0]:
+            return None
+        data = self._channel.recv(1 << 12)
+        if not data:
+            raise EOFError("the zygote has gone")
+        message = marshal.loads(data)
+        if message[0] == "exited":
+            self._ended[message[1]] = message[2]
+        return message
+
+
+class ZygoteChild:
+    """A process the zygote forked, with the parts of `subprocess.Popen` the sandbox uses."""
+
+    def __init__(self, zygote: Zygote, pid: int) -> None:
+        self.zygote = zygote
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        return self._status(0)
+
+    def wait(self, timeout: float | None = None) -> int:
+        code = self._status(timeout)
+        if code is None:
+            raise subprocess.TimeoutExpired(f"submission {self.pid}", timeout or 0)
+        return code
+
+    def _status(self, timeout: float | None) -> int | None:
+        if self.returncode is None:
+            status = self.zygote.ended(self.pid, timeout)
+            if status is not None:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
 
 
 # -- the jail (root on Linux): see jail.py -------------------------------------------------
@@ -884,7 +1054,7 @@ def _json_message(payload: bytes) -> dict:
     return message
 
 
-def _pin_to_a_free_cpu() -> tuple[set[int], socket.socket] | None:
+def _pin_to_a_free_cpu() -> tuple[int, set[int], socket.socket] | None:
     """Pin the calling thread to a CPU that no other grading holds; None if none is free.
 
     A call is a ping-pong: the grader waits while the student searches, the student waits while
@@ -896,7 +1066,7 @@ def _pin_to_a_free_cpu() -> tuple[set[int], socket.socket] | None:
     other threads or worker processes, claim other CPUs; when every CPU is claimed, or affinity
     cannot be set (not Linux), both run where the scheduler puts them.
 
-    Returns what `_unpin` needs: the CPUs the thread may use again, and the claim.
+    Returns the CPU, and what `_unpin` needs: the CPUs the thread may use again, the claim.
     """
     try:
         allowed = os.sched_getaffinity(0)
@@ -911,12 +1081,12 @@ def _pin_to_a_free_cpu() -> tuple[set[int], socket.socket] | None:
     except OSError:
         held.close()
         return None
-    return allowed, held
+    return cpu, allowed, held
 
 
-def _unpin(pinned: tuple[set[int], socket.socket] | None) -> None:
+def _unpin(pinned: tuple[int, set[int], socket.socket] | None) -> None:
     if pinned is not None:
-        allowed, held = pinned
+        _, allowed, held = pinned
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, allowed)
         held.close()

@@ -195,3 +195,64 @@ def test_the_grading_command_names_its_isolation(tmp_path: Path):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "isolation: jail (namespaces, chroot" in done.stdout
+
+
+def test_jailed_processes_come_from_the_zygote_and_report_how_they_ended(view: Path):
+    """Exit codes and signals of a zygote's child reach the grader as a Popen's would."""
+    reports = {}
+    for name, cell in (
+        ("exit", "import os\nos._exit(3)"),
+        ("signal", "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)"),
+        ("fine", "x = 1"),
+    ):
+        process = StudentProcess([[0, cell]], [], view, FAST)
+        try:
+            reports[name] = process.start()
+            if name == "fine":
+                assert isinstance(process.process, sandbox.ZygoteChild)
+        finally:
+            process.close()
+    assert "exited with code 3" in reports["exit"].error
+    assert "died with SIGSEGV" in reports["signal"].error
+    assert reports["fine"].status == "loaded"
+
+
+def test_a_submission_starts_without_the_zygote_when_the_zygote_has_died(
+    tmp_path_factory: pytest.TempPathFactory,
+):
+    view = build_import_view(tmp_path_factory.mktemp("own-view"))  # a zygote of its own
+    first = StudentProcess([[0, "x = 1"]], [], view, FAST)
+    try:
+        assert first.start().status == "loaded"
+        assert isinstance(first.process, sandbox.ZygoteChild)
+    finally:
+        first.close()
+    zygote = sandbox.Zygote.for_view(view)
+    zygote.process.kill()
+    zygote.process.wait()
+    second = StudentProcess([[0, "x = 1"]], ["f"], view, FAST)
+    try:
+        assert second.start().status == "loaded"
+        assert not isinstance(second.process, sandbox.ZygoteChild)  # a fresh interpreter
+        assert second.jailed
+    finally:
+        second.close()
+
+
+def test_the_zygote_holds_no_file_of_the_grader(view: Path):
+    """Its open files are the standard streams (/dev/null and its log), its socket and the
+    pipe of its SIGCHLD wake-ups: nothing a forked submission could inherit and misuse."""
+    StudentProcess([[0, "x = 1"]], [], view, FAST).close()
+    probe = StudentProcess([[0, "x = 1"]], [], view, FAST)
+    try:
+        probe.start()
+    finally:
+        probe.close()
+    zygote = sandbox.Zygote.for_view(view)
+    targets = sorted(os.readlink(f"/proc/{zygote.process.pid}/fd/{fd}")
+                     for fd in os.listdir(f"/proc/{zygote.process.pid}/fd"))  # fmt: skip
+    allowed = ("/dev/null", str(view.parent / "zygote.log"), "socket:", "pipe:")
+    assert all(target.startswith(allowed) for target in targets), targets
+    command = Path(f"/proc/{zygote.process.pid}/cmdline").read_bytes().decode()
+    arguments = command.split("\0", 1)[1]  # after the interpreter, which may live in the repo
+    assert str(ROOT) not in arguments  # its import path: the view and the standard library
