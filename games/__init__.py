@@ -16,7 +16,13 @@ if TYPE_CHECKING:  # what editors and type checkers see; at run time see __getat
     from games.chance import ChanceTree, Pig, PigState, chance, max_, min_
     from games.connect_four import ConnectFour, ConnectFourState
     from games.counting import CountingGame, RecordingGame
-    from games.drawing import backed_up_values, draw_tree, figure_to_data_uri, figure_to_svg
+    from games.drawing import (
+        backed_up_values,
+        draw_tree,
+        figure_to_data_uri,
+        figure_to_svg,
+        tree_svg,
+    )
     from games.multiplayer import MultiplayerGame, MultiplayerTree, TakeAway
     from games.nim import Nim
     from games.protocol import CHANCE, MAX, MIN, Game, IllegalActionError
@@ -51,13 +57,20 @@ __all__ = [
     "min_",
     "ordered_tree",
     "random_tree",
+    "tree_svg",
 ]
 
 _HOMES = {
     "games.chance": ("ChanceTree", "Pig", "PigState", "chance", "max_", "min_"),
     "games.connect_four": ("ConnectFour", "ConnectFourState"),
     "games.counting": ("CountingGame", "RecordingGame"),
-    "games.drawing": ("backed_up_values", "draw_tree", "figure_to_data_uri", "figure_to_svg"),
+    "games.drawing": (
+        "backed_up_values",
+        "draw_tree",
+        "figure_to_data_uri",
+        "figure_to_svg",
+        "tree_svg",
+    ),
     "games.multiplayer": ("MultiplayerGame", "MultiplayerTree", "TakeAway"),
     "games.nim": ("Nim",),
     "games.protocol": ("CHANCE", "MAX", "MIN", "Game", "IllegalActionError"),
