@@ -217,7 +217,7 @@ def breakdown(course: Path, out: Path) -> None:
         (cli, "fingerprint", "fingerprint of the grader (once)"),
         (grading, "warm_up", "reference answers, warm_up (once)"),
         (cli, "build_import_view", "import view for the sandbox (once)"),
-        (cli, "load", "read the notebook (nbformat)"),
+        (cli, "load", "read the notebook"),
         (sandbox.StudentProcess, "start", "start the student process, run its cells"),
         (sandbox.StudentProcess, "call", "graded calls (states served over the pipe)"),
         (sandbox.StudentProcess, "close", "stop the process, clean up"),
@@ -234,7 +234,7 @@ def breakdown(course: Path, out: Path) -> None:
         stages.restore()
     wall = time.perf_counter() - started
     cpu, children = time.process_time() - cpu, _children_cpu() - children
-    n = stages.calls["read the notebook (nbformat)"]
+    n = stages.calls["read the notebook"]
     grid = table(
         "Where the autograder's time goes (in-process re-run, one worker)",
         "stage",

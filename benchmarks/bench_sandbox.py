@@ -4,7 +4,8 @@ Three things are timed N times each in one run, one after the other on one core:
 
 - a bare `python -I -S -c pass`: the floor any process-per-submission grader pays;
 - an empty submission (a .py holding `pass`): start the sandboxed process, load the cells,
-  find no function and total the points: the fixed cost of the sandbox per submission;
+  find no function and total the points: the fixed cost of the sandbox per submission (as a
+  fresh interpreter, and, where the jail can be had, jailed: forked from the zygote);
 - the reference submission (`autograder.reference.reference_source()` written to a .py): every
   graded call, every state generated served over the pipe: a correct student's full cost.
 
@@ -151,7 +152,12 @@ def main(argv: list[str] | None = None) -> int:
     bare, empty_mean = means["bare python -I -S -c pass"], means["empty submission (pass)"]
     full = means["reference submission"]
     if "empty submission, jailed" in means:
-        console.print(f"the jail adds {means['empty submission, jailed'] - empty_mean:.3f} s")
+        jailed = means["empty submission, jailed"]
+        console.print(
+            f"jailed / plain empty submission: {ratio(jailed, empty_mean)} (a jailed process is "
+            "forked from the zygote, which has already started Python and imported; a plain one "
+            "starts a fresh interpreter)"
+        )
     console.print(
         f"empty submission / bare python: {ratio(empty_mean, bare)}; "
         f"reference / empty submission: {ratio(full, empty_mean)}; "
@@ -167,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         "one round trip each); the rest is judging and totalling"
     )
     console.print(
-        f"once per run, not per submission: import view {view_seconds:.2f} s, "
+        f"once per run, not per submission: import view {view_seconds:.2f} s (with "
+        "matplotlib's font cache, copied by a process of its own), "
         f"reference answers (warm_up) {warm_up_seconds:.2f} s"
     )
     return 0
