@@ -192,8 +192,7 @@ def test_every_name_games_exports_is_found_in_its_module_on_first_use() -> None:
         "assert sorted(games._HOME_OF) == sorted(games.__all__)\n"
         "assert set(games.__all__) <= set(dir(games))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    _passes_in_a_fresh_interpreter(code)
     with pytest.raises(AttributeError, match="no attribute 'minimax'"):
         games.minimax  # noqa: B018 - the look-up is the test
 
@@ -206,5 +205,10 @@ def test_chance_is_the_function_whichever_import_comes_first() -> None:
         "import sys\n"
         "assert callable(chance) and chance is sys.modules['games.chance'].chance\n"
     )
+    _passes_in_a_fresh_interpreter(code)
+
+
+def _passes_in_a_fresh_interpreter(code: str) -> None:
+    """Run `code` where nothing of `games` is imported yet; its asserts must hold."""
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
