@@ -256,3 +256,22 @@ def test_the_zygote_holds_no_file_of_the_grader(view: Path):
     command = Path(f"/proc/{zygote.process.pid}/cmdline").read_bytes().decode()
     arguments = command.split("\0", 1)[1]  # after the interpreter, which may live in the repo
     assert str(ROOT) not in arguments  # its import path: the view and the standard library
+
+
+def test_a_submission_holds_only_its_standard_streams_and_its_two_pipes(view: Path):
+    """Nothing the zygote or the grader had open leaks into the submission's process."""
+    seen = look(
+        view,
+        """
+        seen["fds"] = {}
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                seen["fds"][fd] = os.readlink(f"/proc/self/fd/{fd}")
+            except OSError:  # the listing's own handle, closed by now
+                pass
+        """,
+    )
+    fds = {int(fd): target for fd, target in seen["fds"].items()}
+    assert fds[0] == "/dev/null" and fds[1] == fds[2] and fds[1].endswith("output.txt"), fds
+    others = {fd: target for fd, target in fds.items() if fd > 2}
+    assert len(others) == 2 and all(t.startswith("pipe:") for t in others.values()), fds
