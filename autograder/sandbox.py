@@ -162,6 +162,17 @@ def code_file(view: Path, script: Path) -> Path:
     return view.parent / f"{script.stem}.code"
 
 
+def _bootstrap(view: Path) -> str:
+    """The first statements of every interpreter that runs submissions (`python -I -S -c`):
+    the import path is the view and the standard library, and `load(path)` reads the marshalled
+    code that `build_import_view` wrote."""
+    path = [str(view), *_standard_library_paths()]
+    return (
+        f"import sys, marshal; sys.path[:] = {path!r}; "
+        "load = lambda path: marshal.loads(open(path, 'rb').read()); "
+    )
+
+
 def _ignore_caches(_directory: str, names: list[str]) -> list[str]:
     return [name for name in names if name == "__pycache__"]
 
@@ -284,7 +295,6 @@ class StudentProcess:
         """Start the submission's process as a fresh interpreter: without the jail, or if the
         zygote cannot be had."""
         to_child_read, from_child_write = fds
-        load = "import marshal; load = lambda path: marshal.loads(open(path, 'rb').read()); "
         jail = ""
         if config is not None:
             config = dict(config, keep_fds=fds)
@@ -293,11 +303,10 @@ class StudentProcess:
                 f"exec(load({str(code_file(self.view, JAIL))!r}), jail); "
                 f"jail['enter']({config!r}); del jail; "
             )
-        path = [str(self.view), *_standard_library_paths()]
         bootstrap = (
-            f"import sys; sys.path[:] = {path!r}; sys.argv = sys.argv[1:]; "
+            _bootstrap(self.view)
+            + "sys.argv = sys.argv[1:]; "
             + _limiting_code(self.limits)
-            + load
             + f"runner = load({str(code_file(self.view, RUNNER))!r}); "
             + jail
             + "exec(runner, {'__name__': '__main__'})"
@@ -632,12 +641,10 @@ class Zygote:
 
     def __init__(self, view: Path) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        path = [str(view), *_standard_library_paths()]
         codes = [str(code_file(view, script)) for script in (ZYGOTE, RUNNER, JAIL)]
         bootstrap = (
-            f"import sys; sys.path[:] = {path!r}; import marshal; "
-            "load = lambda path: marshal.loads(open(path, 'rb').read()); "
-            f"zygote = {{'__name__': 'zygote'}}; exec(load({codes[0]!r}), zygote); "
+            _bootstrap(view)
+            + f"zygote = {{'__name__': 'zygote'}}; exec(load({codes[0]!r}), zygote); "
             f"zygote['serve']({theirs.fileno()}, load({codes[1]!r}), load({codes[2]!r}))"
         )
         with open(view.parent / "zygote.log", "ab") as log, _ACTIVE_LOCK:
