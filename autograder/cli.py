@@ -17,8 +17,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from autograder import class_report, gradescope, report, sandbox
 from autograder import grade as grading
-from autograder import gradescope, report, sandbox
 from autograder.load import discover, load
 from autograder.rules import ASSIGNMENT_RULES, RULE_IDS
 from autograder.sandbox import (
@@ -159,14 +159,19 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
         become_subreaper()
     with OutputLock(args.out), tempfile.TemporaryDirectory(prefix="autograder-") as scratch:
         report.remove_temporary_files(args.out)
+        known = class_report.saved_students(args.out)  # before any submission runs
         records = run(found.submissions, args, limits, Path(scratch), console)
+        records = class_report.whole_class(args.out, known, records)
         try:
             report.write_atomically(args.out / "grades.csv", report.grades_csv(records))
+            summary = class_report.write_class_files(args.out, records)
         except OSError as error:
             console.print(f"[red]grades.csv could not be written[/red]: {error}")
             return 1
     reap_orphans()
-    console.print(report.summary_table(records))
+    console.print(class_report.terminal_table(records))
+    for line in class_report.closing_lines(summary, args.out):
+        console.print(line, highlight=False)
     console.print(
         f"grades: {args.out / 'grades.csv'}; feedback: {args.out}/<student>/feedback.html"
     )

@@ -1,0 +1,168 @@
+"""The instructor's view of a class: class.html, summary.csv, the terminal table and regrades."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from autograder import class_report
+from autograder.cli import main
+from autograder.rules import RULE_IDS
+
+ROOT = Path(__file__).resolve().parents[1]
+CLASS = ROOT / "examples" / "class"
+STUDENTS = ("alice_correct", "heidi_root_picks_min", "rupert_broken_json", "trent_infinite_loop")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _record(student: str, points: dict[str, float], status: str = "graded", hint: str = "",
+            seconds: float = 1.0) -> dict:  # fmt: skip
+    """A grade record as grade.py writes it: one group per rule, one verdict per group."""
+    rules = []
+    for rule_id in RULE_IDS:
+        got = points.get(rule_id, 10)
+        verdict = {"passed": got == 10, "hint": "" if got == 10 else hint, "got": "0"}
+        group = {"name": "g", "function": rule_id, "points": got, "max_points": 10,
+                 "verdicts": [verdict]}  # fmt: skip
+        rules.append({"id": rule_id, "points": got, "max_points": 10, "groups": [group]})
+    total = sum(rule["points"] for rule in rules)
+    return {"student": student, "status": status, "score": total, "max_score": 70,
+            "rules": rules, "seconds": seconds, "messages": []}  # fmt: skip
+
+
+WORST = (
+    "that action is worth 1, the best is worth 3; it is the worst action for the player to move: "
+    "is max/min the right way round?"
+)
+
+
+def test_the_summary_counts_scores_rules_mistakes_and_failures() -> None:
+    records = [
+        _record("ann", {}),
+        _record("ben", {"minimax_decision": 0}, hint=WORST),
+        _record("cat", {"minimax_decision": 0, "alphabeta_decision": 0}, hint=WORST),
+        _record("dot", dict.fromkeys(RULE_IDS, 0), status="not a valid notebook", seconds=9),
+    ]
+    summary = class_report.summarise(records)
+    assert summary.students == 4 and summary.max_score == 70
+    assert summary.mean == pytest.approx((70 + 60 + 50 + 0) / 4)
+    assert summary.median == 55
+    minimax = next(c for c in summary.counts if c.rule == "minimax_decision" and not c.group)
+    assert (minimax.passed, minimax.students) == (1, 4)
+    assert summary.mistakes[0] == (
+        "max and min the wrong way round (picks the worst move)",
+        ("ben", "cat"),
+    )
+    assert summary.ungraded == (("dot", "not a valid notebook"),)
+    assert summary.slowest[0] == ("dot", 9.0)
+
+
+def test_a_hint_on_a_minority_of_a_rules_lost_instances_is_not_a_diagnosis() -> None:
+    record = _record("eve", {"minimax_value": 0}, hint="compare your MAX and MIN cases")
+    record["rules"][0]["groups"][0]["verdicts"] += [
+        {"passed": False, "hint": WORST, "got": "1"},
+        {"passed": False, "hint": "compare your MAX and MIN cases", "got": "2"},
+    ]
+    assert class_report.summarise([record]).mistakes == ()
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
+def test_summary_csv_neutralises_cells_a_spreadsheet_would_run(start: str) -> None:
+    record = _record(f'{start}HYPERLINK("http://x")', {}, status=f"{start}cmd|' /C calc'!A0")
+    rows = list(csv.reader(io.StringIO(class_report.summary_csv(class_report.summarise([record])))))
+    texts = [cell for row in rows for cell in row if cell]
+    assert texts and not any(cell.startswith(start) for cell in texts)
+
+
+def test_the_terminal_table_fits_80_columns_and_shows_every_rules_points() -> None:
+    records = [
+        _record(
+            "a_student_with_a_very_long_identifier_from_the_lms_" * 2, {"alphabeta_pruning": 7}
+        ),
+        _record("eve[bold]x\x1b[31m", {}, status="could not load"),
+    ]
+    console = Console(width=80, record=True, color_system=None)
+    console.print(class_report.terminal_table(records))
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    for short in class_report.SHORT_NAMES.values():
+        assert short in text
+    assert re.search(r"\b7\b", text) and "67/70" in text
+    assert "eve[bold]x" in text and "\x1b" not in text
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small class graded once: correct, one mistake, broken, and a time-out."""
+    folder = tmp_path_factory.mktemp("class")
+    for student in STUDENTS:
+        shutil.copy(CLASS / f"{student}.ipynb", folder)
+    out = tmp_path_factory.mktemp("grades")
+    assert main(["grade", str(folder), "--out", str(out), "--quiet", "--timeout", "2"]) == 0
+    return out
+
+
+def test_every_run_writes_a_self_contained_class_page(graded: Path) -> None:
+    page = (graded / "class.html").read_text()
+    assert "<svg id='histogram'" in page and page.count("class='bin'") == 10
+    assert not re.search(r"(src|href)=['\"](https?:)?//", page)  # nothing fetched
+    for student in STUDENTS:
+        assert f"{student}/feedback.html" in page
+        assert (graded / student / "feedback.html").is_file()
+    mistakes = page[page.index("id='mistakes'") :]
+    assert "max and min the wrong way round" in mistakes and "heidi_root_picks_min" in mistakes
+    assert "rupert_broken_json" in page[page.index("id='ungraded'") :]
+    assert "trent_infinite_loop" in page[page.index("id='timeouts'") :]
+
+
+def test_summary_csv_has_the_class_figures_and_a_row_per_rule(graded: Path) -> None:
+    rows = list(csv.DictReader(io.StringIO((graded / "summary.csv").read_text())))
+    figures = {row["what"]: row["count"] for row in rows if row["kind"] == "class"}
+    assert figures["students"] == "4"
+    scores = sorted(float(json.loads((graded / s / "results.json").read_text())["score"])
+                    for s in STUDENTS)  # fmt: skip
+    assert float(figures["mean score"]) == pytest.approx(sum(scores) / 4, abs=0.01)
+    assert [row["rule"] for row in rows if row["kind"] == "rule"] == list(RULE_IDS)
+
+
+def test_regrading_one_student_keeps_everyone_else(graded: Path, tmp_path: Path) -> None:
+    out = tmp_path / "grades"
+    shutil.copytree(graded, out)
+    (out / "ghost").mkdir()  # a folder the grader never wrote must not become a student
+    (out / "ghost" / "results.json").write_text(
+        json.dumps({"score": 100, "extra_data": {"record": _record("ghost", {})}})
+    )
+    alice = CLASS / "alice_correct.ipynb"
+    assert main(["grade", str(alice), "--out", str(out), "--force", "--quiet"]) == 0
+    with open(out / "grades.csv", newline="") as handle:
+        students = [row["student"] for row in csv.DictReader(handle)]
+    assert students == sorted(STUDENTS)
+    assert json.loads((out / class_report.MANIFEST).read_text()) == sorted(STUDENTS)
+    page = (out / "class.html").read_text()
+    assert "ghost" not in page and "rupert_broken_json" in page
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed here")
+def test_the_class_page_renders_its_histogram_in_chromium(graded: Path, tmp_path: Path) -> None:
+    from PIL import Image  # matplotlib's dependency
+
+    shot = tmp_path / "class.png"
+    subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+         "--no-first-run", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1000,900",
+         f"--screenshot={shot}", (graded / "class.html").as_uri()],
+        capture_output=True, timeout=120, check=False,
+    )  # fmt: skip
+    image = Image.open(shot).convert("RGB")
+    colours = {colour: count for count, colour in image.getcolors(maxcolors=1 << 24)}
+    bars = colours.get((0x4C, 0x7B, 0xD9), 0)
+    assert bars > 2000, "the histogram's bars and the rule bars should be drawn"
