@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import fcntl
 import hashlib
+import math
 import multiprocessing
 import os
 import signal
@@ -13,6 +14,7 @@ import tempfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import NoReturn
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -74,17 +76,64 @@ class OutputLock:
         self.handle.close()
 
 
+MEMORY_FLOOR_MB = 64
+"""The least --memory accepted: a submission's Python needs about 16 MiB to start, and more to
+import what notebooks import; below this, every submission would fail to load."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Refuses bad settings in one line on stderr (exit code 2), without the usage text."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text} must be a positive number of seconds")
+    return value
+
+
+def _memory(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of MiB") from None
+    if value < MEMORY_FLOOR_MB:
+        raise argparse.ArgumentTypeError(
+            f"{value} MiB is too small: a submission's Python needs at least "
+            f"{MEMORY_FLOOR_MB} MiB to start and import its modules (the default is 2048)"
+        )
+    return value
+
+
+def _workers(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: at least one worker is needed")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
+    parser = _Parser(prog="python -m autograder", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     grade = commands.add_parser("grade", help="grade notebooks and write grades and feedback")
     grade.add_argument("paths", nargs="+", type=Path, help="notebooks, .py files or folders")
     grade.add_argument("--out", type=Path, required=True, help="folder for grades and feedback")
-    grade.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    grade.add_argument("--workers", type=_workers, default=os.cpu_count() or 1)
     grade.add_argument(
-        "--timeout", type=float, default=10.0, help="seconds per graded call (x3 for loading)"
+        "--timeout", type=_seconds, default=10.0, help="seconds per graded call (x3 for loading)"
     )
-    grade.add_argument("--memory", type=int, default=2048, help="MiB per submission")
+    grade.add_argument(
+        "--memory", type=_memory, default=2048, help=f"MiB per submission (>= {MEMORY_FLOOR_MB})"
+    )
     grade.add_argument(
         "--isolation",
         choices=("auto", "jail", "process"),
@@ -116,7 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     """Run the command line. `adopt_orphans` is for a process whose only children are graded
     submissions (the `python -m autograder` command): see `sandbox.become_subreaper`."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # a bad setting, already explained on stderr (or --help)
+        return int(stop.code or 0)
     if args.command == "gradescope":
         print(f"wrote {gradescope.build_bundle(args.out)}: upload it as the autograder")
         return 0
@@ -130,15 +183,20 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
         results = gradescope.run_in_gradescope(args.root)
         print(f"score {results['score']:g}")
         return 0
-    console = Console(quiet=args.quiet, width=None if sys.stdout.isatty() else 140)
-    if args.workers < 1:
-        console.print("--workers must be at least 1")
+    refused = _refused(args)
+    if refused:
+        print(f"{parser.prog} grade: error: {refused}", file=sys.stderr)
         return 2
+    console = Console(quiet=args.quiet, width=None if sys.stdout.isatty() else 140)
     found = discover(args.paths, args.assignment)
     for path, reason in found.skipped:
         console.print(f"[yellow]skipped[/yellow] {path}: {reason}")
     if not found.submissions:
-        console.print("no submissions found: give notebooks, .py files or folders of them")
+        print(
+            f"{parser.prog} grade: error: no submissions found: give notebooks, .py files or "
+            "folders of them",
+            file=sys.stderr,
+        )
         return 2
     load_timeout = max(10.0, 3 * args.timeout)  # importing plotting libraries takes seconds
     limits = Limits(
@@ -176,6 +234,16 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
         f"grades: {args.out / 'grades.csv'}; feedback: {args.out}/<student>/feedback.html"
     )
     return 0
+
+
+def _refused(args: argparse.Namespace) -> str:
+    """Why the paths or --out of a grading run cannot be used, in one line; "" if they can."""
+    for path in args.paths:
+        if not os.path.lexists(path):
+            return f"{path} does not exist: give notebooks, .py files or folders of them"
+    if args.out.exists() and not args.out.is_dir():
+        return f"--out {args.out} is a file: give a folder (it is created if missing)"
+    return ""
 
 
 def run(submissions, args, limits: Limits, scratch: Path, console: Console) -> list[dict]:

@@ -19,13 +19,14 @@ from autograder.rules import RULE_IDS
 
 def write_atomically(path: Path, text: str) -> None:
     """Write `text` to `path` so that a reader sees the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _make_folder(path.parent)
     if path.is_dir() and not path.is_symlink():
         # Something planted a folder where the file belongs: keep it, but out of the way.
         path.rename(path.with_name(f"{path.name}.moved-aside-{os.getpid()}-{time.time_ns()}"))
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            _hand_over(stream.fileno(), 0o644)  # mkstemp makes it 0600: the grader's only
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
@@ -33,6 +34,30 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _make_folder(folder: Path) -> None:
+    """Create `folder` and its missing parents, readable by the instructor (see `_hand_over`)."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for created in reversed(missing):
+        created.mkdir(exist_ok=True)
+        handle = os.open(created, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            _hand_over(handle, 0o755)
+        finally:
+            os.close(handle)
+
+
+def _hand_over(handle: int, mode: int) -> None:
+    """Make a file or folder the grader wrote readable by the instructor: `mode`, and owned by
+    the user who ran the grader through sudo (a root run otherwise leaves root's files behind)."""
+    os.fchmod(handle, mode)
+    if os.geteuid() == 0 and os.environ.get("SUDO_UID", "").isdigit():
+        group = os.environ.get("SUDO_GID", "")
+        os.fchown(handle, int(os.environ["SUDO_UID"]), int(group) if group.isdigit() else -1)
 
 
 def results_json(record: dict, fingerprint: str) -> dict:
@@ -84,9 +109,15 @@ def save_student(out: Path, record: dict, fingerprint: str, feedback: str) -> No
             old_digest = None
         if old_digest != record["digest"] or old.get("score") != record["score"]:
             history = folder / "history"
-            history.mkdir(exist_ok=True)
+            _make_folder(history)
             stamp = time.strftime("%Y%m%dT%H%M%S")
-            shutil.copy2(results, history / f"results-{stamp}-{os.getpid()}.json")
+            kept = history / f"results-{stamp}-{os.getpid()}.json"
+            shutil.copy2(results, kept)
+            handle = os.open(kept, os.O_RDONLY)
+            try:
+                _hand_over(handle, 0o644)
+            finally:
+                os.close(handle)
     write_atomically(folder / "feedback.html", feedback)
     # On one line: with an indent, json falls back from its C encoder to Python, 20 ms a record.
     write_atomically(results, json.dumps(results_json(record, fingerprint)))

@@ -5,9 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -166,3 +168,53 @@ def test_the_class_page_renders_its_histogram_in_chromium(graded: Path, tmp_path
     colours = {colour: count for count, colour in image.getcolors(maxcolors=1 << 24)}
     bars = colours.get((0x4C, 0x7B, 0xD9), 0)
     assert bars > 2000, "the histogram's bars and the rule bars should be drawn"
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        (["--timeout", "0"], "must be a positive number of seconds"),
+        (["--timeout", "-3"], "must be a positive number of seconds"),
+        (["--timeout", "nan"], "must be a positive number of seconds"),
+        (["--memory", "8"], f"at least {64} MiB"),
+        (["--workers", "0"], "at least one worker"),
+        (["--out-is-a-file"], "is a file"),
+        (["--missing-path"], "does not exist"),
+    ],
+)
+def test_bad_settings_are_refused_in_one_line_on_stderr_even_when_quiet(
+    tmp_path: Path, options: list[str], says: str
+) -> None:
+    out, paths = tmp_path / "out", [str(CLASS / "alice_correct.ipynb")]
+    if options == ["--out-is-a-file"]:
+        out.write_text("not a folder")
+        options = []
+    elif options == ["--missing-path"]:
+        paths.append(str(tmp_path / "no_such_student.ipynb"))
+        options = []
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", *paths, "--out", str(out), "--quiet",
+         *options],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0] and "Traceback" not in done.stderr
+    assert not (out / "grades.csv").exists()
+
+
+def test_files_of_a_run_are_readable_by_the_instructor(tmp_path: Path, monkeypatch) -> None:
+    from autograder.report import write_atomically
+
+    target = tmp_path / "out" / "alice" / "results.json"
+    write_atomically(target, "{}")
+    assert target.stat().st_mode & 0o777 == 0o644
+    assert target.parent.stat().st_mode & 0o777 == 0o755
+    if os.geteuid() != 0:
+        return  # the ownership half needs root, as a run through sudo has
+    monkeypatch.setenv("SUDO_UID", "4242")
+    monkeypatch.setenv("SUDO_GID", "4343")
+    write_atomically(tmp_path / "sudo" / "bob" / "results.json", "{}")
+    for path in (tmp_path / "sudo", tmp_path / "sudo" / "bob", tmp_path / "sudo/bob/results.json"):
+        assert (path.stat().st_uid, path.stat().st_gid) == (4242, 4343)

@@ -202,8 +202,9 @@ def test_grades_csv_of_no_students_is_just_the_header() -> None:
 
 
 def test_the_cli_says_when_there_is_nothing_to_grade(tmp_path: Path, capsys) -> None:
-    assert main(["grade", str(tmp_path / "missing"), "--out", str(tmp_path / "o")]) == 2
-    assert "no such file" in capsys.readouterr().out
+    (tmp_path / "empty").mkdir()
+    assert main(["grade", str(tmp_path / "empty"), "--out", str(tmp_path / "o")]) == 2
+    assert "no submissions found" in capsys.readouterr().err
 
 
 def test_a_regrade_of_a_changed_submission_keeps_the_old_grade_in_history(tmp_path: Path):
