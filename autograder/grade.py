@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
-from autograder import report
+from autograder import feedback_page
 from autograder.judge import expected, judge_group
 from autograder.load import Loaded, Submission
 from autograder.rules import RULE_IDS, Rule, rules, selected_rules
@@ -211,7 +211,7 @@ def feedback(record: dict) -> str:
                 if reference and yours and set(map(tuple, yours)) != set(map(tuple, reference)):
                     figures[(rule["id"], group["name"])] = (verdict, _drawing(verdict))
                     break
-    return report.feedback_html(record, figures)
+    return feedback_page.feedback_html(record, figures)
 
 
 @cache

@@ -1,0 +1,74 @@
+"""A student's feedback page: lost points first, one hint per mistake, a status said once."""
+
+from __future__ import annotations
+
+import re
+
+from autograder.feedback_page import feedback_html
+
+WORST = (
+    "that action is worth {}, the best is worth 9; it is the worst action for the player to "
+    "move: is max/min the right way round?"
+)
+
+
+def _verdict(passed: bool, hint: str = "", got: str = "3", states: int | None = None) -> dict:
+    verdict = {"instance": "a tree", "picture": "GameTree([[1, 2]])", "passed": passed,
+               "expected": "9", "got": got, "hint": hint}  # fmt: skip
+    if states is not None:
+        verdict["states"] = states
+    return verdict
+
+
+def _record(groups: dict[str, list[dict]], status: str = "graded", messages=()) -> dict:
+    rules = []
+    for rule_id, verdicts in groups.items():
+        points = 5 if verdicts and all(v["passed"] for v in verdicts) else 0
+        group = {"name": f"{rule_id} group", "function": rule_id, "points": points,
+                 "max_points": 5, "verdicts": verdicts}  # fmt: skip
+        rules.append({"id": rule_id, "description": "", "points": points, "max_points": 5,
+                      "groups": [group]})  # fmt: skip
+    return {"student": "ann", "status": status, "messages": list(messages), "output": "",
+            "score": sum(r["points"] for r in rules), "max_score": 5 * len(rules),
+            "rules": rules}  # fmt: skip
+
+
+def test_the_first_lost_point_comes_before_the_passed_groups_which_are_folded() -> None:
+    page = feedback_html(
+        _record({"minimax_value": [_verdict(True)], "minimax_decision": [_verdict(False)]})
+    )
+    lost = page.index("minimax_decision group")
+    assert page.index("Where points were lost") < lost < page.index("<details class='passed'>")
+    folded = page[page.index("<details") : page.index("</details>")]
+    assert "minimax_value group" in folded and "minimax_decision group" not in folded
+
+
+def test_one_mistake_gets_one_hint_across_its_instances() -> None:
+    verdicts = [_verdict(False, WORST.format(value)) for value in (1, 2, 3)]
+    page = feedback_html(_record({"minimax_decision": verdicts}))
+    assert page.count("is max/min the right way round") == 1
+    assert page.count("the same mistake as") == 2
+    first = re.search(r"id='(minimax_decision-[^']+)'", page).group(1)
+    assert f"href='#{first}'" in page
+
+
+def test_a_pruning_verdict_labels_the_returned_value_beside_the_state_count() -> None:
+    verdict = _verdict(False, "too many", got="1,234 states generated; 7", states=1234)
+    page = feedback_html(_record({"alphabeta_pruning": [verdict]}))
+    assert "<dt>States your search generated</dt><dd>1,234</dd>" in page
+    assert "<dt>Your function returned</dt><dd>7</dd>" in page
+
+
+def test_a_broken_notebooks_status_appears_once() -> None:
+    status = "ann.ipynb is not a valid notebook (not JSON)"
+    record = _record({"minimax_value": [], "minimax_decision": []}, status=status,
+                     messages=[f"{status}: no function could be graded"])  # fmt: skip
+    page = feedback_html(record)
+    assert page.count("is not a valid notebook") == 1
+    assert "Nothing could be graded" in page and "Not graded" not in page
+    assert "href='#minimax_value'" not in page  # no link to a section that does not exist
+
+
+def test_a_student_who_passed_everything_is_told_so() -> None:
+    page = feedback_html(_record({"minimax_value": [_verdict(True)]}))
+    assert "id='all-passed'" in page and "Where points were lost" not in page
