@@ -366,14 +366,18 @@ def histogram_svg(summary: ClassSummary, bins: int = 10) -> str:
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
-def plain_text(text: str) -> str:
-    """`text` safe to print: control and bidirectional characters shown as escapes, rich markup
-    escaped, so a student id cannot move the cursor, recolour the terminal or hide its name."""
+def printable(text: str) -> str:
+    """`text` with control and bidirectional characters shown as escapes, so a student id
+    cannot move the cursor, recolour the terminal or hide its own name."""
     shown = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    shown = "".join(
+    return "".join(
         f"\\u{ord(c):04x}" if unicodedata.bidirectional(c) in _BIDI_CONTROLS else c for c in shown
     )
-    return escape(shown)
+
+
+def plain_text(text: str) -> str:
+    """`printable(text)` with rich markup escaped, for the rich console (`eve[bold]x` stays)."""
+    return escape(printable(text))
 
 
 _BIDI_CONTROLS = {"LRE", "RLE", "PDF", "LRO", "RLO", "LRI", "RLI", "FSI", "PDI"}

@@ -154,6 +154,24 @@ def build_parser() -> argparse.ArgumentParser:
         "gradescope-run", help="grade /autograder/submission (what the bundle's script runs)"
     )
     inside.add_argument("--root", type=Path, default=Path("/autograder"))
+    into = commands.add_parser(
+        "nbgrader-import",
+        help="grade an nbgrader course's submitted/ notebooks with the jail and write the points "
+        "into its gradebook (after `nbgrader autograde`)",
+    )
+    into.add_argument("course", type=Path, help="the nbgrader course folder (holds gradebook.db)")
+    into.add_argument("assignment", choices=sorted(ASSIGNMENT_RULES))
+    into.add_argument("--out", type=Path, help="our grades and feedback (default COURSE/jailed/A)")
+    into.add_argument("--workers", type=_workers, default=os.cpu_count() or 1)
+    into.add_argument("--timeout", type=_seconds, default=10.0, help="seconds per graded call")
+    into.add_argument("--memory", type=_memory, default=2048, help="MiB per submission")
+    into.add_argument(
+        "--isolation",
+        choices=("jail", "process"),
+        default="jail",
+        help="jail (default): refuse where submissions cannot be jailed; process: trust less",
+    )
+    into.add_argument("--quiet", action="store_true", help="no progress bar or table")
     cells = commands.add_parser(
         "nbgrader-cells", help="list nbgrader's hidden test cells, one per rule group"
     )
@@ -177,6 +195,8 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
         from autograder import nbgrader_export
 
         return nbgrader_export.cells_command(args.rules, args.json)
+    if args.command == "nbgrader-import":
+        return _nbgrader_import(args, adopt_orphans)
     if args.command == "gradescope-run":
         if adopt_orphans:
             become_subreaper()
@@ -233,6 +253,37 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     console.print(
         f"grades: {args.out / 'grades.csv'}; feedback: {args.out}/<student>/feedback.html"
     )
+    return 0
+
+
+def _nbgrader_import(args: argparse.Namespace, adopt_orphans: bool) -> int:
+    """Grade `submitted/` with the jail, then put the points into nbgrader's gradebook."""
+    from autograder import nbgrader_import
+
+    out = args.out or args.course / "jailed" / args.assignment
+    graded = main(
+        ["grade", str(args.course / "submitted"), "--assignment", args.assignment,
+         "--out", str(out), "--workers", str(args.workers), "--timeout", str(args.timeout),
+         "--memory", str(args.memory), "--isolation", args.isolation,
+         *(["--quiet"] if args.quiet else [])],
+        adopt_orphans=adopt_orphans,
+    )  # fmt: skip
+    if graded != 0:
+        return graded
+    try:
+        imported = nbgrader_import.import_points(args.course, args.assignment, out)
+    except nbgrader_import.GradebookError as error:
+        print(f"python -m autograder nbgrader-import: error: {error}", file=sys.stderr)
+        return 2
+    for item in imported:
+        note = f"; not in the gradebook: {', '.join(item.missing)}" if item.missing else ""
+        print(
+            f"{class_report.printable(item.student)}: nbgrader {item.before:g} -> "
+            f"jailed {item.after:g}{note}"
+        )
+    if any(item.missing for item in imported):
+        print(f"run `nbgrader autograde {args.assignment}` first for the students named above")
+        return 1
     return 0
 
 

@@ -1,0 +1,82 @@
+"""`python -m autograder nbgrader-import COURSE ASSIGNMENT`: our points into nbgrader's gradebook.
+
+`nbgrader autograde` runs the hidden tests in the student's own kernel, where a submission can
+import the reference or read the expected answers from the test cell's frames. This command
+grades the same `submitted/` notebooks with the jail and then overwrites the automatic score of
+every hidden-test cell in nbgrader's gradebook with the points the jailed grading gave, so that
+`nbgrader export` and `nbgrader generate_feedback` carry trustworthy scores. Manual scores an
+instructor has entered stay as they are (nbgrader shows a manual score over an automatic one).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.nbgrader_export import grade_id
+from autograder.rules import ASSIGNMENT_RULES, selected_rules
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What the import changed for one student's notebook."""
+
+    student: str
+    notebook: str
+    before: float  # nbgrader's automatic points on our cells before the import
+    after: float
+    missing: tuple[str, ...] = ()  # our cells that nbgrader's gradebook does not have
+
+
+class GradebookError(Exception):
+    """The gradebook or the graded results cannot be used, with what to do about it."""
+
+
+def graded_cells(assignment: str) -> dict[str, tuple[str, str]]:
+    """grade id -> (rule id, group name) of the hidden-test cells of `assignment`."""
+    return {
+        grade_id(rule, group): (rule.id, group.name)
+        for rule in selected_rules(ASSIGNMENT_RULES[assignment])
+        for group in rule.groups
+    }
+
+
+def import_points(course: Path, assignment: str, out: Path) -> list[Imported]:
+    """Write the points saved in `out/<student>/results.json` into `course`'s gradebook.
+
+    Raises:
+        GradebookError: no gradebook, or a student that nbgrader has not autograded yet.
+    """
+    from nbgrader.api import Gradebook, MissingEntry
+
+    database = course / "gradebook.db"
+    if not database.is_file():
+        raise GradebookError(
+            f"{database} does not exist: run `nbgrader autograde {assignment}` in {course} first"
+        )
+    cells = graded_cells(assignment)
+    done = []
+    with Gradebook(f"sqlite:///{database}") as gradebook:
+        for results in sorted(out.glob("*/results.json")):
+            record = json.loads(results.read_text(encoding="utf-8"))["extra_data"]["record"]
+            points = {
+                (rule["id"], group["name"]): group["points"]
+                for rule in record["rules"]
+                for group in rule["groups"]
+            }
+            notebook = Path(record["files"][0]).stem if record["files"] else assignment
+            before = after = 0.0
+            missing = []
+            for cell, key in cells.items():
+                try:
+                    grade = gradebook.find_grade(cell, notebook, assignment, record["student"])
+                except MissingEntry:
+                    missing.append(cell)
+                    continue
+                before += grade.auto_score or 0.0
+                grade.auto_score = float(points.get(key, 0.0))
+                after += grade.auto_score
+            gradebook.db.commit()
+            done.append(Imported(record["student"], notebook, before, after, tuple(missing)))
+    return done
