@@ -172,6 +172,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="jail (default): refuse where submissions cannot be jailed; process: trust less",
     )
     into.add_argument("--quiet", action="store_true", help="no progress bar or table")
+    export = commands.add_parser(
+        "export", help="write the grades saved in --out in the format an LMS imports"
+    )
+    export.add_argument("--format", choices=("canvas",), required=True)
+    export.add_argument("--out", type=Path, required=True, help="a folder `grade` wrote")
+    export.add_argument("--roster", type=Path, help="CSV of LMS id, name and e-mail")
+    export.add_argument(
+        "--column",
+        default="Adversarial search",
+        help="the gradebook column, as Canvas names it: 'Name (assignment id)' updates that one",
+    )
     cells = commands.add_parser(
         "nbgrader-cells", help="list nbgrader's hidden test cells, one per rule group"
     )
@@ -195,6 +206,8 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
         from autograder import nbgrader_export
 
         return nbgrader_export.cells_command(args.rules, args.json)
+    if args.command == "export":
+        return _export(args)
     if args.command == "nbgrader-import":
         return _nbgrader_import(args, adopt_orphans)
     if args.command == "gradescope-run":
@@ -253,6 +266,33 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     console.print(
         f"grades: {args.out / 'grades.csv'}; feedback: {args.out}/<student>/feedback.html"
     )
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    """Write DIR/canvas.csv from the results saved in DIR."""
+    from autograder import lms
+
+    fail = "python -m autograder export: error:"
+    if not args.out.is_dir():
+        print(f"{fail} --out {args.out} is not a folder of grades", file=sys.stderr)
+        return 2
+    records = class_report.whole_class(args.out, class_report.saved_students(args.out), [])
+    if not records:
+        print(f"{fail} {args.out} holds no saved grades: run `grade` first", file=sys.stderr)
+        return 2
+    try:
+        roster = lms.read_roster(args.roster) if args.roster else {}
+    except lms.LmsError as error:
+        print(f"{fail} {error}", file=sys.stderr)
+        return 2
+    target = args.out / "canvas.csv"
+    report.write_atomically(target, lms.canvas_csv(records, roster, args.column))
+    unknown = sorted(r["student"] for r in records if roster and r["student"] not in roster)
+    print(f"wrote {target}: {len(records)} students")
+    if unknown:
+        names = ", ".join(map(class_report.printable, unknown))
+        print(f"not in the roster (check their ids): {names}")
     return 0
 
 

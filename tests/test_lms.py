@@ -1,0 +1,104 @@
+"""Canvas and Moodle downloads, rosters, and the grades file Canvas's gradebook import reads."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder import lms
+from autograder.cli import main
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("class/smithjane_4412_998877_minimax.ipynb", ("4412", "smithjane", "canvas")),
+        ("class/smithjane_LATE_4412_998877_minimax-1.IPYNB", ("4412", "smithjane", "canvas")),
+        ("Jane Smith_733_assignsubmission_file_/minimax.ipynb", ("733", "Jane Smith", "moodle")),
+        ("class/alice_correct.ipynb", None),
+        ("class/smithjane_4412_998877_notes.txt", None),
+    ],
+)
+def test_the_student_id_comes_from_the_lms_name(path: str, expected) -> None:
+    found = lms.identity(Path(path))
+    assert (found and (found.lms_id, found.name, found.lms)) == expected
+
+
+def _zip(path: Path, members: dict[str, bytes], links: dict[str, str] | None = None) -> Path:
+    with zipfile.ZipFile(path, "w") as bundle:
+        for name, data in members.items():
+            bundle.writestr(name, data)
+        for name, target in (links or {}).items():
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            bundle.writestr(info, target)
+    return path
+
+
+def test_a_zip_unpacks_only_regular_notebooks_inside_the_target(tmp_path: Path) -> None:
+    archive = _zip(
+        tmp_path / "submissions.zip",
+        {"ann_1_2_a.ipynb": b"{}", "../../escape_3_4_b.ipynb": b"{}", "/abs_5_6_c.py": b"",
+         "__MACOSX/._ann_1_2_a.ipynb": b"", "readme.txt": b"hi"},
+        links={"eve_7_8_d.ipynb": "/work/solutions/minimax.py"},
+    )  # fmt: skip
+    into = tmp_path / "into"
+    taken = lms.extract(archive, into, max_file_bytes=1000, max_total_bytes=10_000)
+    assert sorted(p.relative_to(into).as_posix() for p in taken) == [
+        "abs_5_6_c.py", "ann_1_2_a.ipynb", "escape_3_4_b.ipynb"
+    ]  # fmt: skip
+    assert all(p.resolve().is_relative_to(into.resolve()) for p in taken)
+    assert not any(p.is_symlink() for p in into.rglob("*"))
+
+
+def test_a_zip_over_the_size_caps_is_refused_before_it_is_written(tmp_path: Path) -> None:
+    archive = _zip(tmp_path / "big.zip", {"ann_1_2_a.ipynb": b"x" * 5000})
+    with pytest.raises(lms.LmsError, match="over the"):
+        lms.extract(archive, tmp_path / "into", max_file_bytes=1000, max_total_bytes=10**6)
+    with pytest.raises(lms.LmsError, match="not a zip file"):
+        lms.extract(tmp_path / "big.zip.missing", tmp_path / "into", 1, 1)
+
+
+def test_a_roster_is_read_by_its_header_in_any_order(tmp_path: Path) -> None:
+    roster = tmp_path / "roster.csv"
+    roster.write_text("\ufeffE-mail,Name,User ID\njane@uni.edu,Jane Smith,4412\n\n")
+    assert lms.read_roster(roster) == {"4412": lms.Student("4412", "Jane Smith", "jane@uni.edu")}
+    roster.write_text("Name,E-mail\nJane,jane@uni.edu\n")
+    with pytest.raises(lms.LmsError, match="no id column"):
+        lms.read_roster(roster)
+
+
+def _saved(out: Path, student: str, score: float) -> None:
+    record = {"student": student, "score": score, "max_score": 25, "status": "graded",
+              "rules": [], "messages": []}  # fmt: skip
+    (out / student).mkdir(parents=True)
+    (out / student / "results.json").write_text(json.dumps({"extra_data": {"record": record}}))
+
+
+def test_export_writes_what_canvas_gradebook_import_reads(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "grades"
+    for student, score in (("4412", 25), ("=1+1", 10), ("9999", 0)):
+        _saved(out, student, score)
+    (out / ".students.json").write_text(json.dumps(["4412", "=1+1", "9999"]))
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,email\n4412,Jane Smith,jane@uni.edu\n9999,Li Wei,li@uni.edu\n")
+    argv = ["export", "--format", "canvas", "--out", str(out), "--roster", str(roster),
+            "--column", "Minimax (1234)"]  # fmt: skip
+    assert main(argv) == 0
+    rows = list(csv.reader(io.StringIO((out / "canvas.csv").read_text())))
+    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Minimax (1234)"]
+    assert rows[1] == ["Points Possible", "", "", "", "", "25"]
+    assert ["Jane Smith", "4412", "", "jane@uni.edu", "", "25"] in rows
+    assert ["'=1+1", "'=1+1", "", "", "", "10"] in rows
+    assert "not in the roster" in capsys.readouterr().out
+
+
+def test_export_refuses_a_folder_without_grades(tmp_path: Path, capsys) -> None:
+    assert main(["export", "--format", "canvas", "--out", str(tmp_path)]) == 2
+    assert "no saved grades" in capsys.readouterr().err
