@@ -105,6 +105,13 @@ def build_parser() -> argparse.ArgumentParser:
         "gradescope-run", help="grade /autograder/submission (what the bundle's script runs)"
     )
     inside.add_argument("--root", type=Path, default=Path("/autograder"))
+    similar = commands.add_parser(
+        "similarity", help="list submissions that look alike, or like the reference solutions"
+    )
+    similar.add_argument("paths", nargs="+", type=Path, help="notebooks, .py files or folders")
+    similar.add_argument("--out", type=Path, required=True, help="folder for similarity.html")
+    similar.add_argument("--threshold", type=float, default=0.6, help="score listed first (0-1)")
+    similar.add_argument("--assignment", choices=sorted(ASSIGNMENT_RULES))
     cells = commands.add_parser(
         "nbgrader-cells", help="list nbgrader's hidden test cells, one per rule group"
     )
@@ -124,6 +131,8 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
         from autograder import nbgrader_export
 
         return nbgrader_export.cells_command(args.rules, args.json)
+    if args.command == "similarity":
+        return _similarity(args)
     if args.command == "gradescope-run":
         if adopt_orphans:
             become_subreaper()
@@ -169,6 +178,27 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     console.print(report.summary_table(records))
     console.print(
         f"grades: {args.out / 'grades.csv'}; feedback: {args.out}/<student>/feedback.html"
+    )
+    return 0
+
+
+def _similarity(args) -> int:
+    """Write DIR/similarity.html and .csv and print the pairs at or above the threshold."""
+    from autograder.similarity import similarity_report
+
+    found = discover(args.paths, args.assignment)
+    if not found.submissions:
+        print("no submissions found: give notebooks, .py files or folders of them", file=sys.stderr)
+        return 2
+    matches = similarity_report(found.submissions, args.out, args.threshold)
+    flagged = [m for m in matches if m.score >= args.threshold]
+    for match in flagged[:15]:
+        print(f"{match.score:4.0%}  {match.left}  ~  {match.right}")
+    if len(flagged) > 15:
+        print(f"... and {len(flagged) - 15} more")
+    print(
+        f"{len(flagged)} pair(s) at or above {args.threshold:.0%}: "
+        f"{args.out / 'similarity.html'} (a reason to look, not a verdict)"
     )
     return 0
 
