@@ -111,6 +111,16 @@ def _memory(text: str) -> int:
     return value
 
 
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} must be between 0 and 1")
+    return value
+
+
 def _workers(text: str) -> int:
     try:
         value = int(text)
@@ -183,6 +193,15 @@ def build_parser() -> argparse.ArgumentParser:
         default="Adversarial search",
         help="the gradebook column, as Canvas names it: 'Name (assignment id)' updates that one",
     )
+    similar = commands.add_parser(
+        "similarity", help="list submissions that look alike, or like the reference solutions"
+    )
+    similar.add_argument("paths", nargs="+", type=Path, help="notebooks, .py files or folders")
+    similar.add_argument("--out", type=Path, required=True, help="folder for similarity.html")
+    similar.add_argument(
+        "--threshold", type=_fraction, default=0.6, help="score listed first (0 to 1)"
+    )
+    similar.add_argument("--assignment", choices=sorted(ASSIGNMENT_RULES))
     cells = commands.add_parser(
         "nbgrader-cells", help="list nbgrader's hidden test cells, one per rule group"
     )
@@ -210,6 +229,8 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
         return _export(args)
     if args.command == "nbgrader-import":
         return _nbgrader_import(args, adopt_orphans)
+    if args.command == "similarity":
+        return _similarity(args)
     if args.command == "gradescope-run":
         if adopt_orphans:
             become_subreaper()
@@ -335,6 +356,27 @@ def _refused(args: argparse.Namespace) -> str:
     if args.out.exists() and not args.out.is_dir():
         return f"--out {args.out} is a file: give a folder (it is created if missing)"
     return ""
+
+
+def _similarity(args) -> int:
+    """Write DIR/similarity.html and .csv and print the pairs at or above the threshold."""
+    from autograder.similarity import similarity_report
+
+    found = discover(args.paths, args.assignment)
+    if not found.submissions:
+        print("no submissions found: give notebooks, .py files or folders of them", file=sys.stderr)
+        return 2
+    matches = similarity_report(found.submissions, args.out, args.threshold)
+    flagged = [m for m in matches if m.score >= args.threshold]
+    for match in flagged[:15]:
+        print(f"{match.score:4.0%}  {match.left}  ~  {match.right}")
+    if len(flagged) > 15:
+        print(f"... and {len(flagged) - 15} more")
+    print(
+        f"{len(flagged)} pair(s) at or above {args.threshold:.0%}: "
+        f"{args.out / 'similarity.html'} (a reason to look, not a verdict)"
+    )
+    return 0
 
 
 def run(submissions, args, limits: Limits, scratch: Path, console: Console) -> list[dict]:

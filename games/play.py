@@ -166,6 +166,12 @@ def load_agent(spec: str, what: str = "agent") -> Callable[..., Any]:
             module = importlib.import_module(module_name)
     except Exception as error:  # a student's module may fail in any way while importing
         problem = f"{type(error).__name__}: {error}"
+        if isinstance(error, ModuleNotFoundError) and error.name == "solutions":
+            problem += (
+                "; the reference agents come with the full course (pip install -e . in the "
+                "repository), not with the student toolkit: play against your own with "
+                "--agent mymodule:my_decision"
+            )
         raise ValueError(
             f"cannot import {module_name!r} for the {what} {spec!r}: {problem}"
         ) from error

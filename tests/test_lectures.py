@@ -2,13 +2,35 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
-LECTURES = sorted((Path(__file__).resolve().parents[1] / "lectures").glob("*.ipynb"))
+ROOT = Path(__file__).resolve().parents[1]
+LECTURES = sorted((ROOT / "lectures").glob("*.ipynb"))
+LATER_ASSIGNMENTS = ("expectiminimax_value", "expectiminimax_decision", "maxn_value",
+                     "maxn_decision", "connect_four_agent")  # fmt: skip
+
+
+def graded_names() -> set[str]:
+    """Every function or class a student writes in an assignment's solution cells."""
+    names = set(LATER_ASSIGNMENTS)
+    for path in (ROOT / "assignments" / "source").glob("*/*.ipynb"):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
+                names |= set(re.findall(r"^(?:def|class) (\w+)", cell.source, re.MULTILINE))
+    return names
+
+
+def _shows_graded_source(text: str) -> list[str]:
+    return [
+        name
+        for name in graded_names()
+        if re.search(rf"getsource\([\w.]*\b{name}\b|def {name}\(|class {name}\b", text)
+    ]
 
 
 @pytest.mark.parametrize("path", LECTURES, ids=[p.stem for p in LECTURES])
@@ -21,6 +43,12 @@ def test_lecture_runs_top_to_bottom_within_a_minute(path: Path, tmp_path: Path) 
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
+    printed = "".join(
+        str(output.get("text", "")) + str(output.get("data", {}).get("text/plain", ""))
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+    )
+    assert not _shows_graded_source(printed), "a lecture printed graded code"
     errors = [
         output
         for cell in notebook.cells
@@ -41,3 +69,14 @@ def test_lecture_is_stored_with_outputs_stripped_unless_tagged(path: Path) -> No
 
 def test_there_are_six_lectures() -> None:
     assert len(LECTURES) == 6, [p.name for p in LECTURES]
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=[p.stem for p in LECTURES])
+def test_lecture_never_hands_out_the_code_an_assignment_grades(path: Path) -> None:
+    notebook = nbformat.read(path, as_version=4)
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    assert not _shows_graded_source(code)
+
+
+def test_the_graded_names_include_every_assignment_function() -> None:
+    assert {"minimax_value", "alphabeta_decision", "PreferFastWins"} <= graded_names()
