@@ -227,7 +227,25 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 """
 
 
-def class_html(summary: ClassSummary) -> str:
+def similar_pairs(out: Path, records: list[dict]) -> list[tuple[str, str, float]] | None:
+    """Compare the class's submissions (`similarity.py`), write out/similarity.html, and return
+    the pairs at or above its threshold; None if the comparison could not be made."""
+    from autograder.load import Submission
+    from autograder.similarity import THRESHOLD, similarity_report
+
+    submissions = [
+        Submission(record["student"], tuple(Path(name) for name in record.get("files", [])))
+        for record in records
+        if record.get("files")
+    ]
+    try:
+        matches = similarity_report(submissions, out)
+    except Exception:  # noqa: BLE001 - a report section must never cost the grades
+        return None
+    return [(m.left, m.right, m.score) for m in matches if m.score >= THRESHOLD]
+
+
+def class_html(summary: ClassSummary, similar: list[tuple[str, str, float]] | None = None) -> str:
     """A self-contained page (inline SVG, nothing fetched) for the instructor."""
     esc = html.escape
     n = summary.students
@@ -281,6 +299,7 @@ def class_html(summary: ClassSummary) -> str:
         parts.append(f"<ul id='ungraded'>{items}</ul>")
     else:
         parts.append("<p>Every submission was graded.</p>")
+    parts += _similar_html(similar)
     parts.append("<h2>Time</h2><table id='slowest'><tr><th>slowest</th><th>seconds</th></tr>")
     for student, seconds in summary.slowest:
         parts.append(
@@ -297,6 +316,31 @@ def class_html(summary: ClassSummary) -> str:
         parts.append("<p>No call ran out of time.</p>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _similar_html(similar: list[tuple[str, str, float]] | None) -> list[str]:
+    parts = ["<h2>Similar submissions</h2>"]
+    if similar is None:
+        return parts + ["<p>The submissions could not be compared.</p>"]
+    parts.append(
+        f"<p>{len(similar)} pair(s) look alike, or like the public reference solutions (a reason "
+        "to look, not a verdict): <a href='similarity.html'>the matching code side by side</a>."
+        "</p>"
+    )
+    if similar:
+        rows = "".join(
+            f"<tr><td class='num'>{score:.0%}</td><td>{_pair_name(left)}</td>"
+            f"<td>{_pair_name(right)}</td></tr>"
+            for left, right, score in similar[:10]
+        )
+        parts.append(f"<table id='similar'>{rows}</table>")
+    return parts
+
+
+def _pair_name(name: str) -> str:
+    from autograder.similarity import REFERENCE
+
+    return html.escape(name) if name == REFERENCE else _student_link(name)
 
 
 def _student_link(student: str) -> str:
@@ -472,9 +516,10 @@ def whole_class(out: Path, known: set[str], records: list[dict]) -> list[dict]:
 
 
 def write_class_files(out: Path, records: list[dict]) -> ClassSummary:
-    """Write the manifest, class.html and summary.csv for these records; return the summary."""
+    """Write the manifest, similarity.html, class.html and summary.csv for these records;
+    return the summary."""
     summary = summarise(records)
     write_atomically(out / MANIFEST, json.dumps(sorted(r["student"] for r in records)))
-    write_atomically(out / "class.html", class_html(summary))
+    write_atomically(out / "class.html", class_html(summary, similar_pairs(out, records)))
     write_atomically(out / "summary.csv", summary_csv(summary))
     return summary

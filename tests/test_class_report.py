@@ -123,6 +123,8 @@ def test_every_run_writes_a_self_contained_class_page(graded: Path) -> None:
     assert "max and min the wrong way round" in mistakes and "heidi_root_picks_min" in mistakes
     assert "rupert_broken_json" in page[page.index("id='ungraded'") :]
     assert "trent_infinite_loop" in page[page.index("id='timeouts'") :]
+    similar = page[page.index("Similar submissions") : page.index("<h2>Time")]
+    assert "href='similarity.html'" in similar and (graded / "similarity.html").is_file()
 
 
 def test_summary_csv_has_the_class_figures_and_a_row_per_rule(graded: Path) -> None:
