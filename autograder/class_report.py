@@ -6,9 +6,11 @@ import csv
 import html
 import io
 import json
+import multiprocessing
 import re
 import statistics
 import unicodedata
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -17,7 +19,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from autograder.report import write_atomically
+from autograder.report import spreadsheet_text, write_atomically
 from autograder.rules import RULE_IDS
 
 MANIFEST = ".students.json"
@@ -190,20 +192,17 @@ def summary_csv(summary: ClassSummary) -> str:
                      _number(summary.max_score)])  # fmt: skip
     for count in summary.counts:
         kind = "group" if count.group else "rule"
-        writer.writerow([kind, count.rule, _cell(count.group), "students with full points",
-                         count.passed, count.students])  # fmt: skip
+        what = "students with full points"
+        writer.writerow(
+            [kind, count.rule, spreadsheet_text(count.group), what, count.passed, count.students]
+        )
     for label, students in summary.mistakes:
-        writer.writerow(["mistake", "", "", _cell(label), len(students), n])
+        writer.writerow(["mistake", "", "", spreadsheet_text(label), len(students), n])
     for student, status in summary.ungraded:
-        writer.writerow(["not graded", "", "", _cell(f"{student}: {status}"), 1, n])
+        writer.writerow(["not graded", "", "", spreadsheet_text(f"{student}: {status}"), 1, n])
     for student, late in summary.timeouts:
-        writer.writerow(["time-outs", "", "", _cell(student), late, ""])
+        writer.writerow(["time-outs", "", "", spreadsheet_text(student), late, ""])
     return buffer.getvalue()
-
-
-def _cell(text: str) -> str:
-    """Text a spreadsheet will not run as a formula."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _number(value: float) -> str:
@@ -238,8 +237,11 @@ def similar_pairs(out: Path, records: list[dict]) -> list[tuple[str, str, float]
         for record in records
         if record.get("files")
     ]
+    # In a process of its own: reading the notebooks again must not cost this one memory.
+    context = multiprocessing.get_context("fork")
     try:
-        matches = similarity_report(submissions, out)
+        with ProcessPoolExecutor(1, mp_context=context) as pool:
+            matches = pool.submit(similarity_report, submissions, out).result(timeout=600)
     except Exception:  # noqa: BLE001 - a report section must never cost the grades
         return None
     return [(m.left, m.right, m.score) for m in matches if m.score >= THRESHOLD]

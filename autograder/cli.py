@@ -21,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from autograder import class_report, gradescope, report, sandbox
 from autograder import grade as grading
-from autograder.load import discover, load
+from autograder.load import MAX_BYTES, Loaded, Submission, discover, file_digest, load
 from autograder.rules import ASSIGNMENT_RULES, RULE_IDS
 from autograder.sandbox import (
     Limits,
@@ -111,6 +111,16 @@ def _memory(text: str) -> int:
     return value
 
 
+def _megabytes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of MiB") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text} must be a positive number of MiB")
+    return value
+
+
 def _fraction(text: str) -> float:
     try:
         value = float(text)
@@ -150,6 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="jail: namespaces, chroot and a user per submission (root on Linux; refuse to run "
         "without); process: a plain child process; auto (default): the jail where possible",
+    )
+    grade.add_argument(
+        "--max-size",
+        type=_megabytes,
+        default=MAX_BYTES / 2**20,
+        help=f"MiB per notebook, refused unread above (default {MAX_BYTES // 2**20})",
     )
     grade.add_argument("--force", action="store_true", help="regrade unchanged submissions")
     grade.add_argument(
@@ -244,7 +260,10 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     console = Console(quiet=args.quiet, width=None if sys.stdout.isatty() else 140)
     found = discover(args.paths, args.assignment)
     for path, reason in found.skipped:
-        console.print(f"[yellow]skipped[/yellow] {path}: {reason}")
+        console.print(
+            f"[yellow]skipped[/yellow] {class_report.plain_text(str(path))}: "
+            f"{class_report.plain_text(reason)}"
+        )
     if not found.submissions:
         print(
             f"{parser.prog} grade: error: no submissions found: give notebooks, .py files or "
@@ -272,7 +291,8 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     with OutputLock(args.out), tempfile.TemporaryDirectory(prefix="autograder-") as scratch:
         report.remove_temporary_files(args.out)
         known = class_report.saved_students(args.out)  # before any submission runs
-        records = run(found.submissions, args, limits, Path(scratch), console)
+        isolation = "jail" if jailed else "process"
+        records = run(found.submissions, args, limits, Path(scratch), console, isolation)
         records = class_report.whole_class(args.out, known, records)
         try:
             report.write_atomically(args.out / "grades.csv", report.grades_csv(records))
@@ -379,28 +399,49 @@ def _similarity(args) -> int:
     return 0
 
 
-def run(submissions, args, limits: Limits, scratch: Path, console: Console) -> list[dict]:
+def grading_stamp(rule_ids: tuple[str, ...], isolation: str, limits: Limits, max_mb: float) -> str:
+    """What a saved result was graded under: the grader's code, the rules, the isolation and
+    the limits. A result is reused only under the same stamp, or one with weaker isolation."""
+    bounds = f"timeout={limits.timeout:g},memory={limits.memory_mb},max_size={max_mb:g}"
+    return f"{fingerprint()}:{','.join(rule_ids)}|{isolation}|{bounds}"
+
+
+def reusable(previous: str, current: str) -> bool:
+    """Whether a result stamped `previous` may stand for one graded now under `current`: the
+    same grader, rules and limits, and isolation at least as strong (a result graded without
+    the jail is graded again where the jail is available)."""
+    if previous == current:
+        return True
+    old, new = previous.split("|"), current.split("|")
+    return len(old) == len(new) == 3 and old[::2] == new[::2] and old[1] == "jail"
+
+
+def run(
+    submissions, args, limits: Limits, scratch: Path, console: Console, isolation: str = "process"
+) -> list[dict]:
     """Grade every submission (reusing unchanged results) and return their records."""
     rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
-    stamp = f"{fingerprint()}:{','.join(rule_ids)}"
+    stamp = grading_stamp(rule_ids, isolation, limits, args.max_size)
     fonts = start_font_cache(scratch)  # in a process of its own, while the answers are computed
     grading.warm_up()
     view = build_import_view(scratch, fonts)
-    settings = grading.Settings(limits=limits, view=view, rule_ids=rule_ids)
+    settings = grading.Settings(
+        limits=limits, view=view, rule_ids=rule_ids, max_bytes=int(args.max_size * 2**20)
+    )
     records: dict[str, dict] = {}
     pending = []
-    for submission in submissions:
-        loaded = load(submission)
-        previous = report.load_student(args.out, submission.student)
+    for submission in submissions:  # read here only to recognise them: parsed in the workers
+        previous = None if args.force else report.load_student(args.out, submission.student)
+        digest = file_digest(submission, settings.max_bytes) if previous else ""
         if (
-            not args.force
-            and previous is not None
-            and previous.get("extra_data", {}).get("fingerprint") == stamp
-            and previous["extra_data"]["record"].get("digest") == loaded.digest
+            previous is not None
+            and digest
+            and reusable(previous.get("extra_data", {}).get("fingerprint", ""), stamp)
+            and previous["extra_data"]["record"].get("digest") == digest
         ):
             records[submission.student] = previous["extra_data"]["record"]
         else:
-            pending.append((submission, loaded))
+            pending.append(submission)
     if len(records):
         console.print(
             f"{len(records)} unchanged submission(s) already graded (use --force to regrade)"
@@ -432,10 +473,11 @@ def run(submissions, args, limits: Limits, scratch: Path, console: Console) -> l
     return list(records.values())
 
 
-def grade_one(item: tuple, settings: grading.Settings) -> tuple[dict, str]:
-    """Grade one (submission, loaded) pair: its record and its feedback page. Never raises."""
-    submission, loaded = item
+def grade_one(submission: Submission, settings: grading.Settings) -> tuple[dict, str]:
+    """Load and grade one submission (in a worker): its record and feedback page. Never raises."""
+    loaded = Loaded()
     try:
+        loaded = load(submission, settings.max_bytes)
         record = grading.grade(submission, loaded, settings)
         return record, grading.feedback(record)
     except Exception as error:  # noqa: BLE001 - one submission must not stop the class
@@ -454,11 +496,10 @@ def grade_in_workers(pending: list, settings: grading.Settings, workers: int, fi
     neighbours.
     """
     retry = _run_pool(pending, settings, workers, finished)
-    for item in retry:
-        if _run_pool([item], settings, 1, finished):
-            submission, loaded = item
+    for submission in retry:
+        if _run_pool([submission], settings, 1, finished):
             reason = "the process grading it died (did it kill its parent process?)"
-            record = grading.failed(submission, loaded, reason, settings.rule_ids)
+            record = grading.failed(submission, Loaded(), reason, settings.rule_ids)
             finished(record, grading.feedback(record))
 
 

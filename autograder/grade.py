@@ -10,7 +10,7 @@ from pathlib import Path
 
 from autograder import feedback_page
 from autograder.judge import expected, judge_group
-from autograder.load import Loaded, Submission
+from autograder.load import MAX_BYTES, Loaded, Submission
 from autograder.rules import RULE_IDS, Rule, rules, selected_rules
 from autograder.sandbox import CallOutcome, Limits, StudentProcess
 from games import GameTree, backed_up_values, tree_svg
@@ -23,6 +23,7 @@ class Settings:
     limits: Limits
     view: Path
     rule_ids: tuple[str, ...] = RULE_IDS
+    max_bytes: int = MAX_BYTES
 
 
 def planned_calls(selected: tuple[Rule, ...]) -> list[tuple[str, object]]:

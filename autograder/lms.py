@@ -11,6 +11,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from autograder.report import spreadsheet_text
+
 SUFFIXES = (".ipynb", ".py")
 CANVAS_NAME = re.compile(
     r"^(?P<name>[^_]+)_(?:LATE_)?(?P<id>\d+)_(?P<submission>\d+)_(?P<file>.+)$"
@@ -151,13 +153,6 @@ def canvas_csv(records: list[dict], roster: dict[str, Student], column: str) -> 
         student = roster.get(record["student"])
         name = student.name if student and student.name else record["student"]
         login = student.email if student else ""
-        writer.writerow(
-            [_text(name), _text(record["student"]), "", _text(login), "",
-             f"{float(record['score']):g}"]
-        )  # fmt: skip
+        cells = [name, record["student"], "", login, ""]
+        writer.writerow([*map(spreadsheet_text, cells), f"{float(record['score']):g}"])
     return buffer.getvalue()
-
-
-def _text(value: str) -> str:
-    """A cell a spreadsheet will not run as a formula."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value

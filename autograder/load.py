@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 SUFFIXES = (".ipynb", ".py")
+MAX_BYTES = 20 * 1024 * 1024
+"""The largest notebook or Python file read (`--max-size`): 20 MiB is fifty times a notebook
+with plots; anything larger is refused before it is read."""
 _MAGIC = re.compile(r"^(\s*)([%!])(.*)$")
 
 
@@ -18,6 +23,7 @@ class Submission:
 
     student: str
     files: tuple[Path, ...]
+    problem: str = ""  # why the files cannot be graded (a link, a FIFO, ...): it earns nothing
 
 
 @dataclass
@@ -42,33 +48,66 @@ def discover(paths: list[Path], assignment: str | None = None) -> Discovery:
     A PATH is a notebook or Python file (the stem is the student id), a folder of them, or an
     nbgrader course folder / `submitted` folder laid out as `submitted/<student>/<assignment>/`;
     there `assignment` picks one assignment's folder (without it, every notebook of a student
-    is read as one submission). Files that are neither notebooks nor Python files are listed as
-    skipped, with the reason.
+    is read as one submission). Only regular files are submissions: a symbolic link, FIFO,
+    socket or device with a notebook's name becomes a submission with a `problem` (the
+    student's row says why it earned nothing), and links to folders are never followed. Other
+    files are listed as skipped, with the reason.
     """
     found: dict[str, list[Path]] = {}
+    problems: dict[str, str] = {}
     skipped: list[tuple[Path, str]] = []
     for path in paths:
         path = Path(path)
-        if not path.exists():
+        if not os.path.lexists(path):
             skipped.append((path, "no such file or folder"))
-        elif path.is_file():
-            _add_file(path, path.stem, found, skipped)
+        elif not path.is_dir():
+            _add_file(path, path.stem, found, problems, skipped)
         elif (path / "submitted").is_dir():
-            _add_nbgrader(path / "submitted", found, skipped, assignment)
+            _add_nbgrader(path / "submitted", found, problems, skipped, assignment)
         elif path.name == "submitted":
-            _add_nbgrader(path, found, skipped, assignment)
+            _add_nbgrader(path, found, problems, skipped, assignment)
         else:
-            for entry in sorted(path.iterdir()):
+            for entry in _entries(path):
                 if entry.name.startswith("."):
                     continue
-                if entry.is_dir():
+                if entry.is_symlink() and entry.is_dir():
+                    skipped.append((entry, "a symbolic link to a folder: not followed"))
+                elif entry.is_dir() and not entry.is_symlink():
                     skipped.append((entry, "a folder inside a class folder (not nbgrader layout)"))
                 else:
-                    _add_file(entry, entry.stem, found, skipped)
+                    _add_file(entry, entry.stem, found, problems, skipped)
     submissions = []
     for student, files in sorted(found.items()):
-        submissions.append(Submission(student, tuple(files)))
+        submissions.append(Submission(student, tuple(files), problems.get(student, "")))
     return Discovery(submissions, skipped)
+
+
+def _entries(folder: Path) -> list[Path]:
+    try:
+        return sorted(Path(entry.path) for entry in os.scandir(folder))
+    except OSError:
+        return []
+
+
+def not_a_regular_file(path: Path) -> str:
+    """Why `path` is not graded as a submission file ("" if it is a regular file)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as error:
+        return f"{path.name} cannot be read: {error.strerror}"
+    if stat.S_ISREG(mode):
+        return ""
+    if stat.S_ISLNK(mode):
+        kind = "a symbolic link"
+    elif stat.S_ISFIFO(mode):
+        kind = "a FIFO"
+    elif stat.S_ISSOCK(mode):
+        kind = "a socket"
+    elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        kind = "a device"
+    else:
+        kind = "not a regular file"
+    return f"{path.name} is {kind}: only regular files are graded"
 
 
 def student_id(name: str) -> str:
@@ -76,29 +115,46 @@ def student_id(name: str) -> str:
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def _add_file(path: Path, student: str, found: dict, skipped: list) -> None:
+def _add_file(path: Path, student: str, found: dict, problems: dict, skipped: list) -> None:
     student = student_id(student)
-    if path.suffix not in SUFFIXES:
+    if path.suffix.lower() not in SUFFIXES:
         skipped.append((path, f"not a notebook or Python file ({path.suffix or 'no suffix'})"))
         return
     if student in found:
         skipped.append((path, f"a second file for student {student!r}; the first one is graded"))
         return
     found[student] = [path]
+    problem = not_a_regular_file(path)
+    if problem:
+        problems[student] = problem
 
 
-def _add_nbgrader(submitted: Path, found: dict, skipped: list, assignment: str | None) -> None:
-    for student_dir in sorted(p for p in submitted.iterdir() if p.is_dir()):
+def _add_nbgrader(
+    submitted: Path, found: dict, problems: dict, skipped: list, assignment: str | None
+) -> None:
+    for student_dir in _entries(submitted):
+        if student_dir.is_symlink():
+            skipped.append((student_dir, "a symbolic link: not followed"))
+            continue
+        if not student_dir.is_dir():
+            continue
+        student = student_id(student_dir.name)
         if assignment is not None:
             student_dir = student_dir / assignment
-        files = sorted(
-            f
-            for f in student_dir.rglob("*")
-            if f.suffix == ".ipynb" and ".ipynb_checkpoints" not in f.parts
-        )
-        student = student_dir.parent.name if assignment is not None else student_dir.name
+            if student_dir.is_symlink():
+                skipped.append((student_dir, "a symbolic link: not followed"))
+                continue
+        files, reasons = [], []
+        for folder, folders, names in os.walk(student_dir, followlinks=False):
+            folders[:] = sorted(f for f in folders if f != ".ipynb_checkpoints")
+            for name in sorted(names):
+                if name.lower().endswith(".ipynb"):
+                    files.append(Path(folder) / name)
+                    reasons.append(not_a_regular_file(files[-1]))
         if files:
-            found[student_id(student)] = files
+            found[student] = files
+            if any(reasons):
+                problems[student] = next(reason for reason in reasons if reason)
         else:
             skipped.append((student_dir, "no notebook in this student's folder"))
 
@@ -110,13 +166,15 @@ def strip_magics(source: str) -> tuple[str, bool]:
     and the body is kept, except for `%%bash`/`%%sh`/`%%script` and friends, whose body is not
     Python and is dropped too.
     """
-    lines = source.splitlines()
+    lines = source.split("\n")  # not splitlines(): U+2028 or a form feed is not a new line
     if lines and lines[0].lstrip().startswith("%%"):
         magic = lines[0].lstrip()[2:].split()[0] if lines[0].lstrip()[2:].split() else ""
         if magic not in {"time", "timeit", "capture", "prun"}:
             return "# cell magic removed by the grader\n", True
         lines = ["# " + lines[0], *lines[1:]]
-    changed = False
+        changed = True
+    else:
+        changed = False
     kept = []
     for line in lines:
         match = _MAGIC.match(line)
@@ -128,22 +186,32 @@ def strip_magics(source: str) -> tuple[str, bool]:
             changed = True
         else:
             kept.append(line)
-    return "\n".join(kept), changed
+    if not changed:
+        return source, False  # a cell without magics is graded exactly as it was written
+    return "\n".join(kept), True
 
 
-def load(submission: Submission) -> Loaded:
-    """Read the code cells of every file of `submission`, in order."""
+def load(submission: Submission, max_bytes: int = MAX_BYTES) -> Loaded:
+    """Read the code cells of every file of `submission`, in order.
+
+    Every file is opened without following a symbolic link and without blocking (a FIFO
+    cannot hang the grader), checked to be a regular file of at most `max_bytes`, and only
+    then read. Any problem becomes `Loaded.error`, the student's status.
+    """
     loaded = Loaded()
+    if submission.problem:
+        loaded.error = submission.problem
+        return loaded
     digest = hashlib.sha256()
     index = 1  # code cells are numbered from 1, as a student counts them
     for path in submission.files:
         try:
-            data = path.read_bytes()
-        except OSError as error:
-            loaded.error = f"{path.name} could not be read: {error.strerror}"
+            data = read_submission_file(path, max_bytes)
+        except SubmissionFileError as error:
+            loaded.error = str(error)
             return loaded
         digest.update(data)
-        if path.suffix == ".py":
+        if path.suffix.lower() == ".py":
             try:
                 loaded.cells.append((index, data.decode("utf-8")))
             except UnicodeDecodeError:
@@ -169,6 +237,62 @@ def load(submission: Submission) -> Loaded:
     if not loaded.cells:
         loaded.error = "the submission has no code cells"
     return loaded
+
+
+class SubmissionFileError(Exception):
+    """A submission file that cannot be read safely, in one line for the student's status."""
+
+
+def read_submission_file(path: Path, max_bytes: int = MAX_BYTES) -> bytes:
+    """The bytes of a regular file of at most `max_bytes`, opened without following a link.
+
+    Raises:
+        SubmissionFileError: a link, FIFO, device or folder; too large; unreadable.
+    """
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        problem = not_a_regular_file(path) or f"{path.name} could not be read: {error.strerror}"
+        raise SubmissionFileError(problem) from None
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
+            problem = not_a_regular_file(path) or f"{path.name} is not a regular file"
+            raise SubmissionFileError(problem)
+        if info.st_size > max_bytes:
+            raise SubmissionFileError(
+                f"{path.name} is {info.st_size / 2**20:.1f} MiB, over the "
+                f"{max_bytes / 2**20:g} MiB limit for one file (--max-size): clear its outputs "
+                "and hand it in again"
+            )
+        chunks, have = [], 0
+        while have <= max_bytes:
+            chunk = os.read(handle, min(1 << 20, max_bytes + 1 - have))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            have += len(chunk)
+        if have > max_bytes:
+            raise SubmissionFileError(f"{path.name} grew past the size limit while being read")
+        return b"".join(chunks)
+    except OSError as error:
+        raise SubmissionFileError(f"{path.name} could not be read: {error.strerror}") from None
+    finally:
+        os.close(handle)
+
+
+def file_digest(submission: Submission, max_bytes: int = MAX_BYTES) -> str:
+    """The digest `load` records, from the bytes alone (read in bounded chunks, never parsed):
+    how the main process recognises an unchanged submission. "" if it cannot be read."""
+    if submission.problem:
+        return ""
+    digest = hashlib.sha256()
+    try:
+        for path in submission.files:
+            digest.update(read_submission_file(path, max_bytes))
+    except SubmissionFileError:
+        return ""
+    return digest.hexdigest()
 
 
 class NotebookError(ValueError):

@@ -157,14 +157,20 @@ def grades_csv(records: list[dict]) -> str:
         points = {rule["id"]: rule["points"] for rule in record["rules"]}
         writer.writerow(
             [
-                record["student"],
+                spreadsheet_text(record["student"]),
                 _number(record["score"]),
                 _number(record["max_score"]),
                 *(_number(points.get(rule_id, 0)) for rule_id in rule_ids),
-                record["status"],
+                spreadsheet_text(record["status"]),
             ]
         )
     return buffer.getvalue()
+
+
+def spreadsheet_text(text: str) -> str:
+    """`text` as a CSV cell a spreadsheet shows and never runs: a cell starting with =, +, -,
+    @, a tab or a carriage return is read as a formula, so it gets a leading quote."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _number(value: float) -> str:

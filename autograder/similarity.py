@@ -19,6 +19,7 @@ from itertools import combinations
 from pathlib import Path
 
 from autograder.load import Submission, load
+from autograder.report import spreadsheet_text
 
 REFERENCE = "(reference solutions)"
 NOISE_TOKENS = 25  # matches shorter than this many tokens are ignored (copydetect's default)
@@ -153,13 +154,10 @@ def similarity_csv(matches: list[Match]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["left", "right", "score", "left_share", "right_share"])
     for match in matches:
-        writer.writerow([_cell(match.left), _cell(match.right), f"{match.score:.3f}",
-                         f"{match.left_share:.3f}", f"{match.right_share:.3f}"])  # fmt: skip
+        shares = (match.score, match.left_share, match.right_share)
+        names = (spreadsheet_text(match.left), spreadsheet_text(match.right))
+        writer.writerow([*names, *(f"{share:.3f}" for share in shares)])
     return buffer.getvalue()
-
-
-def _cell(text: str) -> str:
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 STYLE = """
