@@ -152,6 +152,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout", type=_seconds, default=10.0, help="seconds per graded call (x3 for loading)"
     )
     grade.add_argument(
+        "--budget",
+        type=_seconds,
+        default=Limits().budget,
+        help="seconds for all of a submission's graded calls, a third of it per function "
+        f"(default {Limits().budget:g}); calls past it are skipped",
+    )
+    grade.add_argument(
         "--memory", type=_memory, default=2048, help=f"MiB per submission (>= {MEMORY_FLOOR_MB})"
     )
     grade.add_argument(
@@ -277,6 +284,7 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
         load_timeout=load_timeout,
         memory_mb=args.memory,
         isolation=args.isolation,
+        budget=args.budget,
     )
     jailed, how = jail_support() if args.isolation != "process" else (False, "--isolation process")
     if args.isolation == "jail" and not jailed:
@@ -402,7 +410,10 @@ def _similarity(args) -> int:
 def grading_stamp(rule_ids: tuple[str, ...], isolation: str, limits: Limits, max_mb: float) -> str:
     """What a saved result was graded under: the grader's code, the rules, the isolation and
     the limits. A result is reused only under the same stamp, or one with weaker isolation."""
-    bounds = f"timeout={limits.timeout:g},memory={limits.memory_mb},max_size={max_mb:g}"
+    bounds = (
+        f"timeout={limits.timeout:g},budget={limits.budget:g},memory={limits.memory_mb},"
+        f"max_size={max_mb:g}"
+    )
     return f"{fingerprint()}:{','.join(rule_ids)}|{isolation}|{bounds}"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import time
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -39,8 +40,36 @@ def planned_calls(selected: tuple[Rule, ...]) -> list[tuple[str, object]]:
     return calls
 
 
+RECORD_BYTES = 1 << 20
+"""The most a record may take as JSON; past it, failed verdicts beyond the first few of each
+group are dropped (with a note), so no submission can make results.json huge."""
+
+
 def grade(submission: Submission, loaded: Loaded, settings: Settings) -> dict:
     """Grade one submission and return its result record (plain, JSON-serialisable data)."""
+    return cap_size(_grade(submission, loaded, settings))
+
+
+def cap_size(record: dict, limit: int = RECORD_BYTES) -> dict:
+    """`record`, trimmed to at most about `limit` bytes of JSON if it is larger."""
+    if len(json.dumps(record)) <= limit:
+        return record
+    for rule in record["rules"]:
+        for group in rule["groups"]:
+            failed = [v for v in group["verdicts"] if not v["passed"]][:3]
+            group["verdicts"] = [
+                {**v, "visited": (), "reference_visited": (), "got": v["got"][:200]} for v in failed
+            ]
+    record["output"] = record["output"][:1000]
+    record["messages"] = [m[:500] for m in record["messages"][:20]]
+    record["messages"].append(
+        f"the feedback was shortened to stay under {limit // 1024} KiB: only the first failed "
+        "instances of each group are kept"
+    )
+    return record
+
+
+def _grade(submission: Submission, loaded: Loaded, settings: Settings) -> dict:
     started = time.monotonic()
     record = _new_record(submission, loaded.digest, "graded", list(loaded.notes))
     selected = selected_rules(settings.rule_ids)
@@ -108,14 +137,13 @@ def _new_record(submission: Submission, digest: str, status: str, messages: list
 def _run_calls(process: StudentProcess, defined: list[str], calls: list, record: dict) -> dict:
     outcomes: dict = {}
     broken: dict[str, str] = {}
-    restarts = 0
+    spent: dict[str, float] = {}
+    limits, started, restarts = process.limits, time.monotonic(), 0
     for function, instance in calls:
         key = (function, id(instance))
-        if function not in defined:
-            outcomes[key] = CallOutcome("skipped", error=f"{function} is not defined")
-            continue
-        if function in broken:
-            outcomes[key] = CallOutcome("skipped", error=broken[function])
+        skip = _why_not_run(function, defined, broken, spent, started, limits)
+        if skip:
+            outcomes[key] = CallOutcome("skipped", error=skip)
             continue
         if not process.alive:
             if restarts >= MAX_RESTARTS:
@@ -130,9 +158,11 @@ def _run_calls(process: StudentProcess, defined: list[str], calls: list, record:
             instance.args,
             evaluate=instance.evaluate,
             record=isinstance(instance.game, GameTree),
+            max_states=expected(function, instance).state_cap,
         )
         outcomes[key] = outcome
-        if outcome.status in ("timeout", "crashed"):
+        spent[function] = spent.get(function, 0.0) + outcome.seconds
+        if outcome.status in ("timeout", "crashed", "overrun"):
             broken[function] = (
                 f"not run: {function} already failed on '{instance.name}' ({outcome.error})"
             )
@@ -140,7 +170,31 @@ def _run_calls(process: StudentProcess, defined: list[str], calls: list, record:
                 f"{function} on '{instance.name}': {outcome.error}; its other instances were "
                 "not run, and the other functions were still graded"
             )
+    for message in sorted({o.error for o in outcomes.values() if "budget" in o.error}):
+        record["messages"].append(message)
     return outcomes
+
+
+def _why_not_run(
+    function: str, defined: list, broken: dict, spent: dict, started: float, limits: Limits
+) -> str:
+    """Why the next call of `function` is skipped ("" if it is made): not defined, already
+    broken, or a time budget spent (the submission's, or the function's third of it)."""
+    if function not in defined:
+        return f"{function} is not defined"
+    if function in broken:
+        return broken[function]
+    if time.monotonic() - started > limits.budget:
+        return (
+            f"not run: this submission used its {limits.budget:g} s budget for all its calls "
+            "(--budget); the calls left were skipped"
+        )
+    if spent.get(function, 0.0) > limits.budget / 3:
+        return (
+            f"not run: {function} used its {limits.budget / 3:g} s budget (a third of "
+            "--budget); its calls left were skipped"
+        )
+    return ""
 
 
 def _cell_message(submission: Submission, error: dict) -> str:

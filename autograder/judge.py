@@ -10,7 +10,7 @@ from autograder import diagnosis
 from autograder.instances import Instance
 from autograder.rules import PRUNING_SLACK, Group, Rule
 from autograder.sandbox import CallOutcome
-from games import MAX, RecordingGame
+from games import MAX, CountingGame, RecordingGame
 from solutions import (
     alphabeta_decision,
     alphabeta_value,
@@ -29,6 +29,7 @@ class Expected:
     child_values: tuple = ()
     states: int | None = None
     generated: tuple = ()
+    state_cap: int = 0  # the most states a call may generate here (see `STATES_MULTIPLE`)
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,21 @@ class Verdict:
 
 
 _EXPECTED: dict[tuple[str, int], Expected] = {}
+
+
+STATES_MULTIPLE = 100
+STATES_FLOOR = 50_000
+"""A call may generate at most STATES_MULTIPLE times the states the reference alpha-beta
+generates on its instance, and never fewer than STATES_FLOOR. Plain minimax generates at most
+8,515 states on any hidden instance, 44 times alpha-beta at most, so honest searches (even ones
+that search some subtrees twice) stay well inside; a search that loops through `game.result` is
+stopped there rather than filling the grader's memory."""
+
+
+def _state_cap(game, state) -> int:
+    counted = CountingGame(game)
+    alphabeta_value(counted, state)
+    return max(STATES_FLOOR, STATES_MULTIPLE * counted.states_generated)
 
 
 def expected(function: str, instance: Instance) -> Expected:
@@ -79,7 +95,10 @@ def _compute(function: str, instance: Instance) -> Expected:
         else:
             value = search(state)
         return Expected(
-            value=value, states=counted.states_generated, generated=tuple(counted.generated)
+            value=value,
+            states=counted.states_generated,
+            generated=tuple(counted.generated),
+            state_cap=_state_cap(game, state),
         )
     children = []
     for action in game.actions(state):
@@ -96,6 +115,7 @@ def _compute(function: str, instance: Instance) -> Expected:
         child_values=tuple(children),
         states=counted.states_generated,
         generated=tuple(counted.generated),
+        state_cap=max(STATES_FLOOR, STATES_MULTIPLE * counted.states_generated),
     )
 
 
@@ -109,38 +129,56 @@ def as_number(plain: Any) -> float | None:
 
 
 _SPECIAL = ("inf", "-inf", "nan")
+SHOWN = 200
+"""The most characters of a returned value a verdict keeps: a reply of a megabyte must not
+become a megabyte in every verdict of results.json."""
+
+
+def too_large(number: float) -> bool:
+    """An int beyond what a float can hold: comparing it as a float would raise."""
+    return isinstance(number, int) and abs(number) > _LARGEST
+
+
+_LARGEST = int(1.7976931348623157e308)
 
 
 def decode(plain: Any) -> Any:
-    """Undo the runner's tagging of tuples and lists."""
+    """Undo the runner's tagging of tuples and lists (a tag around anything but a list, which
+    only a forged reply holds, is left as it came)."""
     if isinstance(plain, dict) and len(plain) == 1:
         ((kind, items),) = plain.items()
-        if kind == "tuple":
+        if kind == "tuple" and isinstance(items, list):
             return tuple(decode(item) for item in items)
-        if kind == "list":
+        if kind == "list" and isinstance(items, list):
             return [decode(item) for item in items]
     return plain
 
 
 def show(plain: Any) -> str:
-    """How a returned value is printed on the feedback page."""
+    """How a returned value is printed on the feedback page, at most `SHOWN` characters."""
     if isinstance(plain, dict) and "object" in plain:
-        return f"an object of type {plain['object']} ({plain.get('repr', '')})"
-    if isinstance(plain, dict) and "float" in plain:
-        return plain["float"]
-    return repr(decode(plain))
+        text = f"an object of type {plain['object']} ({plain.get('repr', '')})"
+    elif isinstance(plain, dict) and set(plain) == {"float"} and isinstance(plain["float"], str):
+        text = plain["float"]
+    elif isinstance(plain, int) and too_large(plain):
+        text = f"an integer of {len(str(abs(plain)))} digits"
+    else:
+        text = repr(decode(plain))
+    return text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
 
 
 def _failure(outcome: CallOutcome) -> tuple[str, str]:
     if outcome.status == "raised":
         if outcome.error.startswith("NotImplementedError"):
             return "not implemented (raises NotImplementedError)", "write the function body"
-        return f"raised {outcome.error}", "the error happened inside your function"
+        return f"raised {outcome.error[:SHOWN]}", "the error happened inside your function"
     if outcome.status == "timeout":
         return "no answer in time", "an infinite loop, or a search far larger than needed"
+    if outcome.status == "overrun":
+        return "stopped: too many states generated", outcome.error
     if outcome.status == "skipped":
         return "not run", outcome.error
-    return f"the process failed: {outcome.error}", "see the messages above"
+    return f"the process failed: {outcome.error[:SHOWN]}", "see the messages above"
 
 
 def judge_value(instance: Instance, outcome: CallOutcome, want: Expected) -> Verdict:
@@ -156,6 +194,14 @@ def judge_value(instance: Instance, outcome: CallOutcome, want: Expected) -> Ver
             passed=False,
             got=got,
             hint=f"a value must be a plain int or float; {kind} is not a number here",
+            **base,
+        )
+    if too_large(number):
+        return Verdict(
+            passed=False,
+            got=got,
+            hint="an integer too large for any value here (beyond the range of a float): use "
+            "math.inf and -math.inf for infinity",
             **base,
         )
     if math.isclose(number, want.value, rel_tol=1e-9, abs_tol=1e-9):
@@ -253,7 +299,7 @@ def judge_pruning(
         "threshold": threshold,
     }
     if instance.small_tree:
-        base["visited"] = tuple(outcome.generated)
+        base["visited"] = tuple(dict.fromkeys(outcome.generated))  # distinct: a small tree
         base["reference_visited"] = want.generated
     got = f"{outcome.states_generated:,} states generated; {answer.got}"
     if not answer.passed:

@@ -45,6 +45,9 @@ class Limits:
 
     timeout: float = 10.0
     load_timeout: float = 30.0
+    budget: float = (
+        120.0  # wall-clock seconds for all of a submission's calls; a third per function
+    )
     cpu_seconds: int = 300
     memory_mb: int = 2048
     output_kb: int = 256
@@ -57,7 +60,7 @@ class Limits:
 class CallOutcome:
     """What came back from one call of a student's function, as plain data."""
 
-    status: str  # "returned", "raised", "timeout", "crashed", "skipped"
+    status: str  # "returned", "raised", "timeout", "overrun", "crashed", "skipped"
     value: Any = None
     error: str = ""
     traceback: str = ""
@@ -379,6 +382,7 @@ class StudentProcess:
         args: tuple = (),
         evaluate=None,
         record: bool = False,
+        max_states: int = 10**9,
     ) -> CallOutcome:
         """Call `function(game, state, *args[, evaluate])` in the student process.
 
@@ -407,7 +411,9 @@ class StudentProcess:
                 },
                 deadline,
             )
-            message = self._serve(game, evaluate, served, tokens, outcome, record, deadline)
+            message = self._serve(
+                game, evaluate, served, tokens, outcome, record, deadline, max_states
+            )
             op = message.get("op")
             if op == "return":
                 outcome.status, outcome.value = "returned", message.get("value")
@@ -432,6 +438,7 @@ class StudentProcess:
         outcome: CallOutcome,
         record: bool,
         deadline: float,
+        max_states: int = 10**9,
     ) -> dict:
         """Answer the student's `result` requests until it sends anything else; return that.
 
@@ -477,6 +484,12 @@ class StudentProcess:
                     children[key] = child
                 state, actions, header, encoded = child
                 count += 1
+                if count > max_states:
+                    raise SandboxError(
+                        "overrun",
+                        f"it generated more than {max_states:,} states on this instance, far "
+                        "more than a full search needs: is game.result called in a loop?",
+                    )
                 if generated is not None:
                     generated.append(state)
                 token = next(tokens)

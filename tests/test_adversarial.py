@@ -451,3 +451,18 @@ def test_a_reply_tagged_as_a_float_that_is_not_one_does_not_stop_the_run(runs: d
 
 def test_a_reply_nested_too_deep_does_not_stop_the_run(runs: dict[str, Run]) -> None:
     _assert_the_run_survived_and_graded_both(runs["reply_nested_too_deep"], "reply_nested_too_deep")
+
+
+def test_an_int_beyond_float_range_is_a_wrong_answer_not_a_grader_failure(runs: dict[str, Run]):
+    run = runs["reply_huge_int"]
+    _assert_the_run_survived_and_graded_both(run, "reply_huge_int")
+    record = run.record("reply_huge_int")
+    assert record["status"] == "graded"
+    verdict = record["rules"][0]["groups"][0]["verdicts"][0]
+    assert "too large" in verdict["hint"] and len(verdict["got"]) < 300
+
+
+def test_replies_with_malformed_shapes_are_wrong_answers(runs: dict[str, Run]) -> None:
+    run = runs["reply_malformed_shapes"]
+    _assert_the_run_survived_and_graded_both(run, "reply_malformed_shapes")
+    assert run.record("reply_malformed_shapes")["status"] == "graded"
