@@ -296,7 +296,27 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     )
     if adopt_orphans:
         become_subreaper()
-    with OutputLock(args.out), tempfile.TemporaryDirectory(prefix="autograder-") as scratch:
+    sandbox.start_run()
+    sandbox.sweep()  # what a killed earlier run left: its cgroups and scratch folders
+    previous_term = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        return _grade_run(args, found, limits, jailed, console)
+    finally:
+        signal.signal(signal.SIGTERM, previous_term)
+        sandbox.sweep(only_this_run=True)  # every cgroup this run made, its processes killed
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: stop like Ctrl-C, keeping every grade written so far."""
+
+
+def _terminated(_signal: int, _frame) -> None:
+    raise Terminated
+
+
+def _grade_run(args, found, limits: Limits, jailed: bool, console: Console) -> int:
+    scratch_prefix = f"autograder-run-{os.getpid()}-"
+    with OutputLock(args.out), tempfile.TemporaryDirectory(prefix=scratch_prefix) as scratch:
         report.remove_temporary_files(args.out)
         known = class_report.saved_students(args.out)  # before any submission runs
         isolation = "jail" if jailed else "process"
@@ -475,12 +495,12 @@ def run(
                     finished(*grade_one(item, settings))
             else:
                 grade_in_workers(pending, settings, args.workers, finished)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Terminated) as stop:
             console.print("interrupted: the students finished so far keep their results")
             report.write_atomically(
                 args.out / "grades.csv", report.grades_csv(list(records.values()))
             )
-            raise SystemExit(130) from None
+            raise SystemExit(143 if isinstance(stop, Terminated) else 130) from None
     return list(records.values())
 
 
@@ -538,6 +558,8 @@ def _worker_starts() -> None:
     """A worker adopts the orphans of its own submissions (see `sandbox.become_subreaper`) and
     leaves Ctrl-C to the main process, which stops the run."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    sandbox.die_with_parent()  # a killed grading command takes its workers (and jails) along
     if sandbox.is_subreaper():
         become_subreaper()
 

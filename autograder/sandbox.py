@@ -9,6 +9,7 @@ import functools
 import json
 import marshal
 import os
+import re
 import select
 import shutil
 import signal
@@ -201,9 +202,10 @@ def _limiting_code(limits: Limits) -> str:
         f"r.setrlimit(r.{name}, {value!r}); " for name, value in _resource_limits(limits).items()
     )
     return (
-        "import resource as r, signal; "
+        "import resource as r, signal, ctypes; "
+        "ctypes.CDLL(None).prctl(1, 9, 0, 0, 0); "  # PR_SET_PDEATHSIG: die with the grader
         "signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "  # an over-long write fails, no kill
-        f"{settings}del r, signal; "
+        f"{settings}del r, signal, ctypes; "
     )
 
 
@@ -234,7 +236,8 @@ class StudentProcess:
         self.wanted = wanted
         self.view = view
         self.limits = limits
-        self.workdir = Path(tempfile.mkdtemp(prefix="student-"))
+        # In the run's scratch folder, which the grading command removes on every exit.
+        self.workdir = Path(tempfile.mkdtemp(prefix="student-", dir=view.parent))
         self.process: subprocess.Popen | None = None
         self._buffer = b""
         self.job = os.urandom(12).hex()
@@ -886,6 +889,87 @@ def cgroup_roots() -> dict[str, Path]:
     return roots
 
 
+RUN_ID = [os.getpid()]
+"""The pid of the grading command: every cgroup and scratch folder of its run is named after
+it, so that it can remove them whatever becomes of its workers, and a later run can remove
+those of a run that was killed (`sweep`)."""
+_STALE = re.compile(r"^autograder-(?:run-)?(\d+)-")
+
+
+def start_run() -> None:
+    """Mark this process as the grading command whose run the names carry."""
+    RUN_ID[0] = os.getpid()
+
+
+def sweep(only_this_run: bool = False) -> int:
+    """Kill the processes in, and remove, the cgroups of this run (`only_this_run`) or of runs
+    whose grading command has died, and remove those runs' scratch folders. Returns how many
+    cgroups and folders were removed."""
+    removed = 0
+    roots = list(cgroup_roots().values())
+    for root in roots:
+        for directory in _run_entries(root, only_this_run):
+            _kill_cgroup(directory)
+            remove_cgroups([str(directory)])
+            removed += not directory.exists()
+    if not only_this_run:
+        for folder in _run_entries(Path(tempfile.gettempdir()), False):
+            if folder.is_dir() and not folder.is_symlink() and folder.stat().st_uid == os.getuid():
+                shutil.rmtree(folder, ignore_errors=True)
+                removed += not folder.exists()
+    return removed
+
+
+def _run_entries(root: Path, only_this_run: bool) -> list[Path]:
+    """Entries of `root` named after this run, or after a run whose command is gone."""
+    found = []
+    try:
+        entries = list(root.iterdir())
+    except OSError:
+        return []
+    for entry in entries:
+        match = _STALE.match(entry.name)
+        if not match:
+            continue
+        pid = int(match.group(1))
+        if pid == RUN_ID[0] if only_this_run else (pid != RUN_ID[0] and not _alive(pid)):
+            found.append(entry)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _kill_cgroup(directory: Path) -> None:
+    """SIGKILL every process in a cgroup, until it is empty (or two seconds have passed)."""
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        try:
+            pids = [int(line) for line in (directory / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            return
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
+
+
+def die_with_parent() -> None:
+    """Have the kernel SIGKILL this process when the process (thread) that started it ends
+    (Linux); a no-op elsewhere."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
 def make_cgroups(job: str, limits: Limits) -> list[str]:
     """A memory and a pids cgroup for one submission, so that its limits cover every process
     it starts; [] where cgroups cannot be made (the per-process limits still apply)."""
@@ -896,7 +980,7 @@ def make_cgroups(job: str, limits: Limits) -> list[str]:
         "pids": {"pids.max": limits.processes},
     }  # fmt: skip
     for controller, root in cgroup_roots().items():
-        directory = root / f"autograder-{job}"
+        directory = root / f"autograder-{RUN_ID[0]}-{job}"
         try:
             directory.mkdir()
             made.append(str(directory))

@@ -20,6 +20,7 @@ It exits when the grader's end of the socket closes.
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import os
 import resource
@@ -28,6 +29,8 @@ import signal
 import socket
 import sys
 
+PR_SET_PDEATHSIG = 1
+
 
 def serve(fd: int, runner_code, jail_code) -> None:
     """Import what every submission needs, then fork a child for each request on socket `fd`."""
@@ -35,7 +38,9 @@ def serve(fd: int, runner_code, jail_code) -> None:
     exec(runner_code, runner)  # the runner's imports, done once here
     jail = {"__name__": "jail"}
     exec(jail_code, jail)
+    jail["_libc"].prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # die with the grader
     channel = socket.socket(fileno=fd)
+    children: set[int] = set()
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_read, False)
     os.set_blocking(wake_write, False)
@@ -49,15 +54,19 @@ def serve(fd: int, runner_code, jail_code) -> None:
                 pass
         if channel in ready:
             message, fds, _, _ = socket.recv_fds(channel, 1 << 16, 3)
-            if not message:
-                os._exit(0)  # the grader has gone
+            if not message:  # the grader has gone: so must every submission it started
+                for child in children:
+                    with contextlib.suppress(OSError):
+                        os.killpg(child, signal.SIGKILL)
+                os._exit(0)
             child = os.fork()
             if child == 0:
                 _become_submission(marshal.loads(message), fds, own, runner, jail)
+            children.add(child)
             for received in fds:
                 os.close(received)
             channel.send(marshal.dumps(("started", child)))
-        _report_ended(channel)
+        children -= _report_ended(channel)
 
 
 def _drained(fd: int) -> bool:
@@ -67,15 +76,19 @@ def _drained(fd: int) -> bool:
         return False
 
 
-def _report_ended(channel: socket.socket) -> None:
+def _report_ended(channel: socket.socket) -> set[int]:
+    """Tell the grader which children have ended; return their pids."""
+    ended = set()
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
+            return ended
         if pid == 0:
-            return
-        channel.send(marshal.dumps(("exited", pid, status)))
+            return ended
+        ended.add(pid)
+        with contextlib.suppress(OSError):
+            channel.send(marshal.dumps(("exited", pid, status)))
 
 
 def _become_submission(request: dict, fds: list, own: list, runner: dict, jail: dict) -> None:
@@ -88,6 +101,7 @@ def _become_submission(request: dict, fds: list, own: list, runner: dict, jail: 
             os.close(fd)
         read_fd, write_fd, output = fds
         os.setsid()
+        jail["_libc"].prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # die with the zygote
         os.dup2(output, 1)
         os.dup2(output, 2)
         os.close(output)
