@@ -790,6 +790,26 @@ def jail_support() -> tuple[bool, str]:
 
 
 def _probe_jail() -> tuple[bool, str]:
+    """Jail a bare interpreter, with the syscall filter if libseccomp can be had, else without
+    (`SECCOMP` records which); say what the jail is made of, or why it cannot be used."""
+    failure = ""
+    for seccomp in (True, False):
+        SECCOMP[0] = seccomp
+        works, reason = _probe_once()
+        if works:
+            return True, "namespaces, chroot, a user of its own" + (
+                ", memory and process cgroups" if cgroup_roots() else ""
+            ) + (", a syscall filter" if seccomp else ", no syscall filter (no libseccomp)")
+        failure = failure or reason
+    SECCOMP[0] = False
+    return False, failure
+
+
+SECCOMP = [False]
+"""Whether jailed submissions get the syscall filter (jail.DENIED_CALLS): the probe decides."""
+
+
+def _probe_once() -> tuple[bool, str]:
     with tempfile.TemporaryDirectory(prefix="autograder-probe-") as scratch:
         config = jail_config(None, Path(scratch), Limits(), [])
         try:
@@ -800,14 +820,14 @@ def _probe_jail() -> tuple[bool, str]:
         except (OSError, subprocess.SubprocessError) as error:
             return False, f"the probe did not run: {error}"
     words = done.stdout.split()
-    if done.returncode != 0 or len(words) != 3:
+    if done.returncode != 0 or len(words) not in (3, 4):
         lines = (done.stderr.strip() or f"exit code {done.returncode}").splitlines()
         return False, f"the probe failed: {lines[-1]}"
     if words[0] == "0" or words[1] != "2" or words[2] != "False":
         return False, f"the probe was not isolated (uid, pid, sees the host: {words})"
-    return True, "namespaces, chroot, a user of its own" + (
-        ", memory and process cgroups" if cgroup_roots() else ""
-    )
+    if SECCOMP[0] and words[3:] == ["False"]:
+        return False, "the syscall filter was loaded but did not deny keyctl"
+    return True, ""
 
 
 def jail_config(view: Path | None, workdir: Path, limits: Limits, cgroups: list[str]) -> dict:
@@ -826,6 +846,7 @@ def jail_config(view: Path | None, workdir: Path, limits: Limits, cgroups: list[
         "cgroups": cgroups,
         "nproc": limits.processes,
         "uid_base": UID_BASE,
+        "seccomp": SECCOMP[0],
     }
 
 

@@ -275,3 +275,53 @@ def test_a_submission_holds_only_its_standard_streams_and_its_two_pipes(view: Pa
     assert fds[0] == "/dev/null" and fds[1] == fds[2] and fds[1].endswith("output.txt"), fds
     others = {fd: target for fd, target in fds.items() if fd > 2}
     assert len(others) == 2 and all(t.startswith("pipe:") for t in others.values()), fds
+
+
+@pytest.mark.skipif(not sandbox.SECCOMP[0], reason="libseccomp.so.2 is not on this machine")
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="syscall numbers of x86-64")
+def test_the_kernel_keyring_namespaces_mounts_and_tracing_are_denied(view: Path) -> None:
+    seen = look(
+        view,
+        """
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        calls = {"add_key": 248, "request_key": 249, "keyctl": 250, "unshare": 272,
+                 "setns": 308, "mount": 165, "ptrace": 101, "bpf": 321, "userfaultfd": 323,
+                 "perf_event_open": 298, "getpid": 39}
+        for name, number in calls.items():
+            result = libc.syscall(number, 0, 0, 0, 0, 0)
+            seen[name] = result if result != -1 else -ctypes.get_errno()
+        made = libc.unshare(0x10000000)  # CLONE_NEWUSER, through the libc wrapper
+        seen["unshare_user"] = made if made != -1 else ctypes.get_errno()
+        seen["fork"] = os.waitpid(pid, 0)[1] if (pid := os.fork()) else os._exit(7)
+        """,
+    )
+    for name in ("add_key", "request_key", "keyctl", "unshare", "setns", "mount", "ptrace",
+                 "bpf", "userfaultfd", "perf_event_open"):  # fmt: skip
+        assert seen[name] == -1, (name, seen[name])  # EPERM
+    assert seen["unshare_user"] == 1
+    assert seen["getpid"] == 2 and seen["fork"] == 7 << 8  # ordinary calls still work
+
+
+def test_mounts_below_a_read_only_bind_are_read_only_too(view: Path, tmp_path: Path) -> None:
+    import ctypes
+
+    below = view / "mounted-below"
+    below.mkdir()
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.mount(b"tmpfs", bytes(below), b"tmpfs", 0, b"size=1m") == 0
+    try:
+        seen = look(
+            view,
+            f"""
+            try:
+                open({str(below / "written")!r}, "w").write("x")
+                seen["write"] = "written"
+            except OSError as error:
+                seen["write"] = error.errno
+            """,
+        )
+    finally:
+        libc.umount2(bytes(below), 2)  # MNT_DETACH
+        below.rmdir()
+    assert seen["write"] == 30  # EROFS
