@@ -261,7 +261,8 @@ class StudentProcess:
         try:
             config = None
             if self.jailed:
-                self.cgroups = make_cgroups(self.job, self.limits)
+                cpu = None if self._pinned is None else self._pinned[0]
+                self.cgroups = make_cgroups(self.job, self.limits, cpu)
                 config = jail_config(self.view, self.workdir, self.limits, self.cgroups)
             self.process = None
             zygote = Zygote.for_view(self.view) if self.jailed else None
@@ -798,7 +799,7 @@ def _probe_jail() -> tuple[bool, str]:
         works, reason = _probe_once()
         if works:
             return True, "namespaces, chroot, a user of its own" + (
-                ", memory and process cgroups" if cgroup_roots() else ""
+                f", {_named(cgroup_roots())} cgroups" if cgroup_roots() else ""
             ) + (", a syscall filter" if seccomp else ", no syscall filter (no libseccomp)")
         failure = failure or reason
     SECCOMP[0] = False
@@ -903,7 +904,7 @@ def cgroup_roots() -> dict[str, Path]:
         lines = []
     for line in lines:
         _, controllers, path = line.split(":", 2)
-        for controller in ("memory", "pids"):
+        for controller in CONTROLLERS:
             directory = Path("/sys/fs/cgroup") / controller / path.lstrip("/")
             if controller in controllers.split(",") and os.access(directory, os.W_OK):
                 roots[controller] = directory
@@ -991,14 +992,31 @@ def die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
 
 
-def make_cgroups(job: str, limits: Limits) -> list[str]:
-    """A memory and a pids cgroup for one submission, so that its limits cover every process
-    it starts; [] where cgroups cannot be made (the per-process limits still apply)."""
+CONTROLLERS = ("memory", "pids", "cpu", "cpuset")
+CPU_PERIOD_US = 100_000
+
+
+def _named(roots: dict) -> str:
+    """ "memory, process and CPU share" for the controllers in `roots`."""
+    names = {"memory": "memory", "pids": "process", "cpu": "CPU share", "cpuset": "CPU set"}
+    found = [names[controller] for controller in CONTROLLERS if controller in roots]
+    return ", ".join(found[:-1]) + " and " + found[-1] if len(found) > 1 else "".join(found)
+
+
+def make_cgroups(job: str, limits: Limits, cpu: int | None = None) -> list[str]:
+    """The cgroups of one submission, so that its limits cover every process it starts:
+    memory, processes, at most one CPU's worth of time at the same weight as any other
+    submission, and, when the grading thread holds a CPU, that CPU only (a submission that
+    re-pins its processes to every CPU still cannot reach its neighbours'). [] where cgroups
+    cannot be made (the per-process limits still apply)."""
     made = []
     settings = {
         "memory": {"memory.limit_in_bytes": limits.memory_mb * 1024 * 1024,
                    "memory.swappiness": 0},
         "pids": {"pids.max": limits.processes},
+        "cpu": {"cpu.shares": 1024, "cpu.cfs_period_us": CPU_PERIOD_US,
+                "cpu.cfs_quota_us": CPU_PERIOD_US},
+        "cpuset": {"cpuset.mems": None, "cpuset.cpus": None if cpu is None else str(cpu)},
     }  # fmt: skip
     for controller, root in cgroup_roots().items():
         directory = root / f"autograder-{RUN_ID[0]}-{job}"
@@ -1006,6 +1024,8 @@ def make_cgroups(job: str, limits: Limits) -> list[str]:
             directory.mkdir()
             made.append(str(directory))
             for name, value in settings[controller].items():
+                if value is None:  # a cpuset must name its memory nodes and CPUs: the parent's
+                    value = (root / name).read_text().strip()
                 if (directory / name).exists():
                     (directory / name).write_text(str(value))
         except OSError:
