@@ -183,10 +183,26 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--quiet", action="store_true", help="no progress bar or table")
     bundle = commands.add_parser("gradescope", help="build a Gradescope autograder bundle (zip)")
     bundle.add_argument("--out", type=Path, default=Path("autograder.zip"))
+    bundle.add_argument(
+        "--assignment",
+        choices=sorted(ASSIGNMENT_RULES),
+        help="grade only this assignment's rules (default: every rule)",
+    )
+    bundle.add_argument(
+        "--details",
+        choices=gradescope.DETAILS,
+        default="after_published",
+        help="when students see expected answers and hints (Gradescope visibility; default "
+        "after_published: once the instructor publishes the grades)",
+    )
+    bundle.add_argument("--output-format", choices=("html", "markdown"), default="html")
     inside = commands.add_parser(
         "gradescope-run", help="grade /autograder/submission (what the bundle's script runs)"
     )
     inside.add_argument("--root", type=Path, default=Path("/autograder"))
+    inside.add_argument("--assignment", choices=sorted(ASSIGNMENT_RULES))
+    inside.add_argument("--details", choices=gradescope.DETAILS, default="after_published")
+    inside.add_argument("--output-format", choices=("html", "markdown"), default="html")
     into = commands.add_parser(
         "nbgrader-import",
         help="grade an nbgrader course's submitted/ notebooks with the jail and write the points "
@@ -242,7 +258,8 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     except SystemExit as stop:  # a bad setting, already explained on stderr (or --help)
         return int(stop.code or 0)
     if args.command == "gradescope":
-        print(f"wrote {gradescope.build_bundle(args.out)}: upload it as the autograder")
+        built = gradescope.build_bundle(args.out, args.assignment, args.details, args.output_format)
+        print(f"wrote {built}: upload it as the autograder")
         return 0
     if args.command == "nbgrader-cells":
         from autograder import nbgrader_export
@@ -257,7 +274,10 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     if args.command == "gradescope-run":
         if adopt_orphans:
             become_subreaper()
-        results = gradescope.run_in_gradescope(args.root)
+        rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
+        results = gradescope.run_in_gradescope(
+            args.root, None, rule_ids, args.details, args.output_format
+        )
         print(f"score {results['score']:g}")
         return 0
     refused = _refused(args)

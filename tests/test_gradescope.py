@@ -57,7 +57,7 @@ def test_the_bundle_has_gradescope_scripts_at_the_top_and_the_hidden_tests(bundl
 def test_run_autograder_grades_a_correct_submission_to_full_marks(bundle: Path, tmp_path):
     results = _run(bundle, tmp_path, {"assignment.py": reference_source().encode()})
     assert results["score"] == 100
-    assert len(results["tests"]) == 7
+    assert len(results["tests"]) == 7 + 1  # a test per rule, and the feedback
     assert (tmp_path / "results" / "feedback.html").exists()
 
 
@@ -86,3 +86,111 @@ def test_workers_do_not_change_the_grades(tmp_path: Path) -> None:
     assert (tmp_path / "1" / "grades.csv").read_text() == (
         tmp_path / "2" / "grades.csv"
     ).read_text()
+
+
+def _layout(root: Path, files: dict[str, bytes]) -> None:
+    for folder in ("submission", "results", "source"):
+        (root / folder).mkdir()
+    for name, data in files.items():
+        (root / "submission" / name).write_bytes(data)
+
+
+def test_a_symbolic_link_in_the_upload_is_refused_and_earns_nothing(tmp_path: Path) -> None:
+    from autograder.gradescope import run_in_gradescope
+
+    _layout(tmp_path, {})
+    solution = Path(__file__).resolve().parents[1] / "assignments/source/minimax/minimax.ipynb"
+    (tmp_path / "submission" / "minimax.ipynb").symlink_to(solution)
+    results = run_in_gradescope(tmp_path)
+    assert results["score"] == 0 and "symbolic link" in results["output"]
+    assert json.loads((tmp_path / "results" / "results.json").read_text())["score"] == 0
+
+
+def test_an_upload_of_several_notebooks_is_refused_not_joined(tmp_path: Path) -> None:
+    from autograder.gradescope import run_in_gradescope
+
+    source = reference_source().encode()
+    _layout(tmp_path, {"a.py": source, "b.ipynb": (CLASS / "alice_correct.ipynb").read_bytes()})
+    results = run_in_gradescope(tmp_path)
+    assert results["score"] == 0 and "only the one notebook" in results["output"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="what a root grader without the jail does")
+def test_without_the_jail_a_root_grader_never_runs_student_code_as_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from autograder import gradescope
+
+    monkeypatch.setattr(gradescope, "jail_support", lambda: (False, "namespaces forbidden"))
+    monkeypatch.setattr(gradescope, "hidden_site_entries", list)
+    probe = "import os\ndef minimax_value(game, state):\n    return os.getuid()\n"
+    _layout(tmp_path, {"mine.py": probe.encode()})
+    results = gradescope.run_in_gradescope(tmp_path)
+    assert (tmp_path / "source").stat().st_mode & 0o777 == 0o700
+    if results["tests"]:  # Python runs as nobody here: the submission did
+        got = results["extra_data"]["record"]["rules"][0]["groups"][0]["verdicts"][0]["got"]
+        assert got == str(gradescope.UNPRIVILEGED)
+    else:  # it cannot (this interpreter is not readable by nobody): nothing ran at all
+        assert "no student code is run as root" in results["output"]
+
+
+def _runtime_closure() -> set[str]:
+    """Every distribution the grader's runtime dependencies pull in, from installed metadata."""
+    import importlib.metadata as metadata
+    import re
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    pending = [Requirement(r).name for r in project["project"]["dependencies"]]
+    found: set[str] = set()
+    while pending:
+        name = re.sub(r"[-_.]+", "-", pending.pop()).lower()
+        if name in found:
+            continue
+        found.add(name)
+        for requirement in map(Requirement, metadata.distribution(name).requires or []):
+            if not requirement.marker or requirement.marker.evaluate({"extra": ""}):
+                pending.append(requirement.name)
+    return found
+
+
+def test_setup_installs_exact_versions_of_every_runtime_dependency(bundle: Path) -> None:
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    root = Path(__file__).resolve().parents[1]
+    pins = {}
+    for line in (root / "constraints.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, version = line.split("==")
+            pins[name] = version
+    assert _runtime_closure() <= set(pins), _runtime_closure() - set(pins)
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    for requirement in map(Requirement, project["project"]["dependencies"]):
+        assert requirement.specifier.contains(pins[requirement.name.lower()])
+    archive = zipfile.ZipFile(bundle)
+    assert "constraints.txt" in archive.namelist()
+    assert "-c /autograder/source/constraints.txt" in archive.read("setup.sh").decode()
+
+
+def test_a_bundle_for_one_assignment_grades_its_rules_only(tmp_path: Path) -> None:
+    out = tmp_path / "minimax.zip"
+    assert main(["gradescope", "--assignment", "minimax", "--out", str(out)]) == 0
+    script = zipfile.ZipFile(out).read("run_autograder").decode()
+    assert "--assignment minimax" in script and "--details after_published" in script
+    results = _run(out, tmp_path / "gs", {"mine.py": reference_source().encode()})
+    assert (results["score"], results["max_score"]) == (25, 25)
+
+
+def test_expected_answers_are_shown_only_with_the_chosen_visibility(bundle: Path, tmp_path):
+    notebook = (CLASS / "peggy_last_child.ipynb").read_bytes()
+    results = _run(bundle, tmp_path, {"peggy.ipynb": notebook})
+    *rules, details = results["tests"]
+    assert all(test["visibility"] == "visible" for test in rules)
+    assert not any("expected" in test["output"] for test in rules)
+    assert details["visibility"] == "after_published" and details["max_score"] == 0
+    assert "Expected" in details["output"] and details["output_format"] == "html"
+    assert "<style>" not in details["output"]
