@@ -130,7 +130,9 @@ def test_the_main_process_never_parses_a_notebook(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     peak_mib = int(done.stdout.split("PEAK")[1].split()[0])
-    assert peak_mib < 200, f"the main process peaked at {peak_mib} MiB"
+    # Without the notebook the command peaks at 30-210 MiB (its modules, forks, allocator);
+    # parsing it would add some 290 MiB on top.
+    assert peak_mib < 280, f"the main process peaked at {peak_mib} MiB"
 
 
 def test_discovery_in_an_nbgrader_tree_does_not_follow_links(tmp_path: Path) -> None:
