@@ -330,3 +330,26 @@ sys.exit(1 if failures else 0)
 def test_the_orphan_reaper_never_kills_a_submission_that_is_just_starting() -> None:
     run = subprocess.run([sys.executable, "-c", RACE], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_the_runner_and_the_grader_speak_the_same_frames() -> None:
+    """runner.py runs inside the jail and cannot import the grader: its half of the protocol is
+    its own, and must match autograder/sandbox/wire.py byte for byte."""
+    import importlib.util
+
+    from autograder.sandbox import wire
+
+    spec = importlib.util.spec_from_file_location("runner_under_test", wire_runner_path())
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    assert runner._LENGTH.format == wire._LENGTH.format
+    assert runner._CHILD.format == wire._CHILD.format
+    assert runner._REQUEST.size == wire._REQUEST_FRAME
+    assert runner._REQUEST.pack(13, b"r", 7, 2)[:5] == wire._REQUEST_HEAD
+    assert (ord("c"), ord("r")) == (runner._CHILD_TAG, wire._REQUEST_TAG)
+
+
+def wire_runner_path():
+    from autograder.sandbox import RUNNER
+
+    return RUNNER

@@ -1,0 +1,457 @@
+"""One running submission: load its cells once, then call its functions on served games."""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from autograder.sandbox.jailing import jail_config, make_cgroups, remove_cgroups, use_jail
+from autograder.sandbox.limits import (
+    CallOutcome,
+    Limits,
+    LoadReport,
+    SandboxError,
+    _limiting_code,
+    _resource_limits,
+)
+from autograder.sandbox.pinning import _pin_to_a_free_cpu, _unpin
+from autograder.sandbox.reaping import _ACTIVE, _ACTIVE_LOCK, kill_marked, reap_orphans
+from autograder.sandbox.view import JAIL, RUNNER, _bootstrap, _environment, code_file
+from autograder.sandbox.wire import (
+    _CHILDREN,
+    _CHILDREN_SIZE,
+    _LENGTH,
+    _REQUEST,
+    _REQUEST_FRAME,
+    _REQUEST_HEAD,
+    _REQUEST_TAG,
+    _TOKEN_INDEX,
+    MAX_MESSAGE,
+    _child,
+    _info,
+    _json_message,
+    _random_tokens,
+)
+from autograder.sandbox.zygote_client import Zygote
+from games.protocol import Game
+
+
+class StudentProcess:
+    """One running submission: load its cells once, then call its functions on served games."""
+
+    def __init__(self, cells: list, wanted: list[str], view: Path, limits: Limits) -> None:
+        self.cells = cells
+        self.wanted = wanted
+        self.view = view
+        self.limits = limits
+        # In the run's scratch folder, which the grading command removes on every exit.
+        self.workdir = Path(tempfile.mkdtemp(prefix="student-", dir=view.parent))
+        self.process: subprocess.Popen | None = None
+        self._buffer = b""
+        self.job = os.urandom(12).hex()
+        self.cgroups: list[str] = []
+        self.jailed = False
+        self._pinned: tuple[int, set[int], socket.socket] | None = None
+        self._write_fd: int | None = None
+        self._read_fd: int | None = None
+
+    # -- life cycle ---------------------------------------------------------------------
+
+    def start(self) -> LoadReport:
+        """Start the process and run the submission's cells. Never raises, except
+        IsolationError when the jail is required (`isolation="jail"`) and cannot be had."""
+        self.jailed = use_jail(self.limits)
+        to_child_read, to_child_write = os.pipe()
+        from_child_read, from_child_write = os.pipe()
+        output = open(self.workdir / "output.txt", "ab")  # noqa: SIM115 - handed to the child
+        if self._pinned is None:  # kept until close(), through restarts
+            self._pinned = _pin_to_a_free_cpu()
+        try:
+            config = None
+            if self.jailed:
+                cpu = None if self._pinned is None else self._pinned[0]
+                self.cgroups = make_cgroups(self.job, self.limits, cpu)
+                config = jail_config(self.view, self.workdir, self.limits, self.cgroups)
+            self.process = None
+            zygote = Zygote.for_view(self.view) if self.jailed else None
+            if zygote is not None:
+                self.process = zygote.spawn(
+                    {
+                        "workdir": str(self.workdir),
+                        "jail": config,
+                        "limits": _resource_limits(self.limits),
+                        "cpu": None if self._pinned is None else self._pinned[0],
+                    },
+                    [to_child_read, from_child_write, output.fileno()],
+                )
+            if self.process is None:
+                self.process = self._start_interpreter(
+                    config, [to_child_read, from_child_write], output
+                )
+        finally:
+            output.close()
+            os.close(to_child_read)
+            os.close(from_child_write)
+        self._write_fd, self._read_fd = to_child_write, from_child_read
+        self._buffer = b""
+        try:
+            self._send({"op": "load", "cells": self.cells, "wanted": self.wanted})
+            reply = self._receive(time.monotonic() + self.limits.load_timeout, "loading")
+        except SandboxError as error:
+            self.stop()
+            return LoadReport(status=error.status, error=str(error))
+        if reply.get("op") != "loaded":
+            self.stop()
+            return LoadReport(status="crashed", error="the submission answered out of turn")
+        functions = [name for name in reply.get("functions", []) if name in self.wanted]
+        return LoadReport("loaded", list(reply.get("cells", []))[:50], functions)
+
+    def _start_interpreter(self, config: dict | None, fds: list[int], output) -> subprocess.Popen:
+        """Start the submission's process as a fresh interpreter: without the jail, or if the
+        zygote cannot be had."""
+        to_child_read, from_child_write = fds
+        jail = ""
+        if config is not None:
+            config = dict(config, keep_fds=fds)
+            jail = (
+                "jail = {'__name__': 'jail'}; "
+                f"exec(load({str(code_file(self.view, JAIL))!r}), jail); "
+                f"jail['enter']({config!r}); del jail; "
+            )
+        bootstrap = (
+            _bootstrap(self.view)
+            + "sys.argv = sys.argv[1:]; "
+            + _limiting_code(self.limits)
+            + f"runner = load({str(code_file(self.view, RUNNER))!r}); "
+            + jail
+            + "exec(runner, {'__name__': '__main__'})"
+        )
+        command = [
+            sys.executable, "-I", "-S", "-B", "-u", "-c", bootstrap,
+            "_grader_runner.py", str(to_child_read), str(from_child_write),
+        ]  # fmt: skip
+        # Registered under the lock the reaper holds, so a reaper in another thread never
+        # mistakes a process that has just started for an orphan.
+        with _ACTIVE_LOCK:
+            process = subprocess.Popen(
+                command,
+                cwd=self.workdir,
+                env=_environment(self.view, self.workdir, config is not None, self.job),
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=output,
+                pass_fds=fds,
+                start_new_session=True,
+                **self._unprivileged(),
+            )
+            _ACTIVE.add(process.pid)
+        return process
+
+    def _unprivileged(self) -> dict:
+        """Popen's arguments that run the submission as `limits.run_as`, if set (a root grader
+        without the jail must not run student code as root)."""
+        user = self.limits.run_as
+        if user is None:
+            return {}
+        os.chown(self.workdir, user, user)
+        os.chmod(self.view.parent, 0o711)  # the view and the runner's code, nothing to list
+        return {"user": user, "group": user, "extra_groups": []}
+
+    def stop(self) -> None:
+        """Kill the process and everything it started, even what left its session."""
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+            with _ACTIVE_LOCK:
+                _ACTIVE.discard(self.process.pid)
+            self.process = None
+            remove_cgroups(self.cgroups)
+            self.cgroups = []
+            if not self.jailed:  # without a PID namespace, descendants must be found one by one
+                kill_marked(self.job)
+            reap_orphans()
+        for fd in ("_write_fd", "_read_fd"):
+            if getattr(self, fd, None) is not None:
+                os.close(getattr(self, fd))
+                setattr(self, fd, None)
+
+    def close(self) -> None:
+        """Stop the process and delete its working directory."""
+        self.stop()
+        _unpin(self._pinned)
+        self._pinned = None
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def output(self, limit: int = 4000) -> str:
+        """The first `limit` characters the submission printed."""
+        try:
+            with open(self.workdir / "output.txt", "rb") as handle:
+                return handle.read(limit).decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    # -- calls --------------------------------------------------------------------------
+
+    def call(
+        self,
+        function: str,
+        game: Game,
+        state: Any,
+        args: tuple = (),
+        evaluate=None,
+        record: bool = False,
+        max_states: int = 10**9,
+    ) -> CallOutcome:
+        """Call `function(game, state, *args[, evaluate])` in the student process.
+
+        The student's search receives a proxy of `game`; every child it asks for is generated
+        here and counted. The process is killed on a time-out or a broken protocol; the caller
+        may start it again for the next call.
+
+        Each state sent gets a fresh random token, and the student can name a state only by its
+        token: `served` maps the tokens of this call to (state, legal actions).
+        """
+        started = time.monotonic()
+        deadline = started + self.limits.timeout
+        outcome = CallOutcome(status="crashed")
+        tokens = _random_tokens()
+        root, info = next(tokens), _info(game, state, evaluate)
+        served: dict[int, tuple[Any, list]] = {root: (state, info[1])}
+        try:
+            self._send(
+                {
+                    "op": "call",
+                    "function": function,
+                    "root": root,
+                    "info": info,
+                    "args": list(args),
+                    "evaluate": evaluate is not None,
+                },
+                deadline,
+            )
+            message = self._serve(
+                game, evaluate, served, tokens, outcome, record, deadline, max_states
+            )
+            op = message.get("op")
+            if op == "return":
+                outcome.status, outcome.value = "returned", message.get("value")
+            elif op == "raised":
+                outcome.status = "raised"
+                outcome.error = str(message.get("error", ""))[:2000]
+                outcome.traceback = str(message.get("traceback", ""))[:4000]
+            else:
+                raise SandboxError("crashed", "the submission sent a message out of protocol")
+        except SandboxError as error:
+            outcome.status, outcome.error = error.status, str(error)
+            self.stop()
+        outcome.seconds = time.monotonic() - started
+        return outcome
+
+    def _serve(
+        self,
+        game: Game,
+        evaluate,
+        served: dict,
+        tokens: Iterator[int],
+        outcome: CallOutcome,
+        record: bool,
+        deadline: float,
+        max_states: int = 10**9,
+    ) -> dict:
+        """Answer the student's `result` requests until it sends anything else; return that.
+
+        One turn of this loop per state the student's search generates, so it is kept short:
+        a whole request is usually the only thing in one read, and a child already served to
+        an earlier submission (all are graded on the same instances) comes from `_CHILDREN`
+        with its info marshalled; it is still counted, and recorded, every time.
+        """
+        children, generated, count = _CHILDREN, outcome.generated if record else None, 0
+        read, write, monotonic, read_fd, write_fd = os.read, os.write, time.monotonic, *self._fds()
+        head, whole, unpack_request = _REQUEST_HEAD, _REQUEST_FRAME, _TOKEN_INDEX.unpack_from
+        try:
+            while True:
+                buffer = self._buffer
+                if not buffer:
+                    if monotonic() >= deadline:  # also stops a student that floods requests
+                        raise self._timed_out("the call")
+                    try:
+                        buffer = read(read_fd, 65536)
+                    except OSError:  # nothing yet (or the pipe broke): wait the long way
+                        buffer = self._read(deadline, "the call")
+                    if not buffer:
+                        raise SandboxError("crashed", self._death_message())
+                if len(buffer) >= whole and buffer.startswith(head):
+                    token, index = unpack_request(buffer, 5)
+                    self._buffer = buffer[whole:]
+                else:  # a request cut in two by the pipe, or the student's last message
+                    self._buffer = buffer
+                    payload = self._frame(deadline, "the call")
+                    if len(payload) != _REQUEST.size or payload[0] != _REQUEST_TAG:
+                        return _json_message(payload)
+                    _, token, index = _REQUEST.unpack(payload)
+                found = served.get(token)
+                if found is None or index >= len(found[1]):
+                    self._send("the grader refused a request for an unknown state", deadline)
+                    continue
+                key = (game, evaluate, found[0], index)
+                child = children.get(key)
+                if child is None:
+                    child = _child(game, evaluate, *found, index)
+                    if len(children) >= _CHILDREN_SIZE:
+                        children.clear()
+                    children[key] = child
+                state, actions, header, encoded = child
+                count += 1
+                if count > max_states:
+                    raise SandboxError(
+                        "overrun",
+                        f"it generated more than {max_states:,} states on this instance, far "
+                        "more than a full search needs: is game.result called in a loop?",
+                    )
+                if generated is not None:
+                    generated.append(state)
+                token = next(tokens)
+                while token in served:  # 64 random bits: never in practice
+                    token = next(tokens)
+                served[token] = (state, actions)
+                frame = header + token.to_bytes(8, "big") + encoded
+                try:
+                    written = write(write_fd, frame)
+                except OSError:  # the pipe is full, or broken: the long way says which
+                    written = 0
+                if written < len(frame):
+                    self._write(frame[written:], deadline, "the call")
+        finally:
+            outcome.states_generated += count
+
+    def _fds(self) -> tuple[int, int]:
+        if self._read_fd is None or self._write_fd is None:
+            raise SandboxError("crashed", self._death_message())
+        return self._read_fd, self._write_fd
+
+    # -- the pipe -----------------------------------------------------------------------
+    #
+    # Both pipes are non-blocking: a read or write is tried first and select() waits only when
+    # it would block, so a round trip costs one read and one write on each side, and a student
+    # that stops reading cannot hang the grader past the deadline.
+
+    def _send(self, message: object, deadline: float | None = None) -> None:
+        """Send `message` (marshalled: the student may trust the grader) before `deadline`.
+
+        Without a deadline, the load time-out counts from now. Every exchange starts here, so
+        this is where both pipes are put in non-blocking mode.
+        """
+        waiting_for = "the call" if deadline is not None else "loading"
+        if deadline is None:
+            deadline = time.monotonic() + self.limits.load_timeout
+        try:
+            os.set_blocking(self._write_fd, False)
+            os.set_blocking(self._read_fd, False)
+        except (OSError, TypeError) as error:
+            raise SandboxError("crashed", self._death_message()) from error
+        payload = b"m" + marshal.dumps(message)
+        self._write(_LENGTH.pack(len(payload)) + payload, deadline, waiting_for)
+
+    def _write(self, data: bytes, deadline: float, waiting_for: str) -> None:
+        """Write a whole frame (length and payload) before `deadline`."""
+        while data:
+            try:
+                data = data[os.write(self._write_fd, data) :]
+            except BlockingIOError:  # the pipe is full: the student is not reading yet
+                self._wait(deadline, waiting_for, writing=True)
+            except (OSError, TypeError) as error:
+                raise SandboxError("crashed", self._death_message()) from error
+
+    def _receive(self, deadline: float, waiting_for: str = "the call") -> dict:
+        """Read one frame from the student: a 13-byte `result` request or a JSON message.
+
+        Nothing from the student is ever unpickled or unmarshalled: only fixed-size integers
+        and JSON are parsed here.
+        """
+        payload = self._frame(deadline, waiting_for)
+        if len(payload) == _REQUEST.size and payload[0] == _REQUEST_TAG:
+            _, token, index = _REQUEST.unpack(payload)
+            return {"op": "result", "state": token, "action": index}
+        return _json_message(payload)
+
+    def _frame(self, deadline: float, waiting_for: str) -> bytes:
+        """The payload of the student's next frame, read before `deadline`."""
+        buffer = self._buffer
+        while len(buffer) < 4:
+            buffer += self._read(deadline, waiting_for)
+        (size,) = _LENGTH.unpack_from(buffer)
+        if size > MAX_MESSAGE or size < 1:
+            raise SandboxError("crashed", "the submission sent an over-long message")
+        end = 4 + size
+        if len(buffer) < end:
+            chunks, have = [buffer], len(buffer)
+            while have < end:
+                chunks.append(self._read(deadline, waiting_for))
+                have += len(chunks[-1])
+            buffer = b"".join(chunks)
+        self._buffer = buffer[end:]
+        return buffer[4:end]
+
+    def _read(self, deadline: float, waiting_for: str) -> bytes:
+        """What the student has sent so far (at least one byte), waiting until `deadline`."""
+        while True:
+            if time.monotonic() >= deadline:  # also stops a student that floods requests
+                raise self._timed_out(waiting_for)
+            try:
+                chunk = os.read(self._read_fd, 65536)
+            except BlockingIOError:
+                self._wait(deadline, waiting_for)
+                continue
+            except (OSError, TypeError) as error:
+                raise SandboxError("crashed", self._death_message()) from error
+            if not chunk:
+                raise SandboxError("crashed", self._death_message())
+            return chunk
+
+    def _wait(self, deadline: float, waiting_for: str, writing: bool = False) -> None:
+        """Wait until the student has written (or, `writing`, read) something, or `deadline`."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise self._timed_out(waiting_for)
+        if writing:
+            select.select([], [self._write_fd], [], remaining)
+        else:
+            select.select([self._read_fd], [], [], remaining)
+
+    def _timed_out(self, waiting_for: str) -> SandboxError:
+        limit = self.limits.load_timeout if waiting_for == "loading" else self.limits.timeout
+        return SandboxError("timeout", f"no answer within {limit:g} s ({waiting_for})")
+
+    def _death_message(self) -> str:
+        if self.process is None:
+            return "the submission's process is not running"
+        try:
+            code = self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return "the submission closed its channel to the grader"
+        if code < 0:
+            name = signal.Signals(-code).name
+            reasons = {
+                "SIGXCPU": "it used up its CPU-time limit",
+                "SIGKILL": "it was killed (out of memory, or a limit was hit)",
+                "SIGSEGV": "it crashed (often unbounded recursion with a raised recursion limit)",
+            }
+            return f"the submission's process died with {name}: {reasons.get(name, 'a signal')}"
+        return f"the submission's process exited with code {code} (sys.exit or os._exit?)"

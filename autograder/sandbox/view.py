@@ -1,0 +1,169 @@
+"""The import view a submission runs with, and its environment: nothing of the grader."""
+
+from __future__ import annotations
+
+import compileall
+import marshal
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import games
+
+RUNNER = Path(__file__).parent.parent / "runner.py"
+
+
+JAIL = Path(__file__).parent.parent / "jail.py"
+
+
+ZYGOTE = Path(__file__).parent.parent / "zygote.py"
+
+
+MARKER = "AUTOGRADER_JOB"
+
+
+HIDDEN_PACKAGES = ("solutions", "autograder", "tests", "examples")
+
+
+def build_import_view(root: Path, fonts: subprocess.Popen | None = None) -> Path:
+    """Make a directory that holds what a submission may import, and nothing of the grader.
+
+    Every entry of the interpreter's site-packages is linked except the course's own hidden
+    packages and the `.pth` hooks of an editable install; `games` is copied. The student process
+    runs with `-I -S` and this directory plus the standard library as its only path. Beside
+    the view go the runner and the jail, compiled (`code_file`), and matplotlib's font cache
+    (`start_font_cache`, started here unless the caller started it earlier).
+    """
+    if fonts is None:
+        fonts = start_font_cache(root)
+    view = root / "site"
+    view.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(Path(games.__file__).parent, view / "games", ignore=_ignore_caches)
+    # Compiled once here: the student process runs with -B and would otherwise compile the
+    # toolkit from source at every start (tens of milliseconds, times the class).
+    compileall.compile_dir(view / "games", quiet=1)
+    for script in (RUNNER, JAIL, ZYGOTE):
+        code = compile(script.read_text(), f"_grader_{script.stem}.py", "exec")
+        (root / f"{script.stem}.code").write_bytes(marshal.dumps(code))
+    seen = {"games"}
+    for key in ("purelib", "platlib"):
+        site = Path(sysconfig.get_paths()[key])
+        if not site.is_dir():
+            continue
+        for entry in sorted(site.iterdir()):
+            name = entry.name
+            if name in seen or _hidden_entry(name):
+                continue
+            seen.add(name)
+            (view / name).symlink_to(entry)
+    try:
+        fonts.wait(timeout=120)
+    except subprocess.TimeoutExpired:  # plots are never graded: go on without the cache
+        fonts.kill()
+        fonts.wait()
+    return view
+
+
+_FONT_CACHE = """
+import glob, os, shutil, sys
+try:
+    import matplotlib
+    from matplotlib import font_manager  # builds the cache if there is none yet
+except ImportError:
+    sys.exit(0)
+for entry in glob.glob(os.path.join(matplotlib.get_cachedir(), "fontlist-*.json")):
+    shutil.copy(entry, sys.argv[1])
+"""
+
+
+def start_font_cache(root: Path) -> subprocess.Popen:
+    """Start copying matplotlib's font cache to where submissions find it (`mplconfig_for`).
+
+    Without it, a submission that imports matplotlib spends seconds building the cache in its
+    fresh sandbox. In a process of its own, because importing matplotlib takes a few tenths of
+    a second that the grader can spend on its own preparations meanwhile. The folder is shared
+    by the submissions of one run; at worst a submission could spoil another's plots, which are
+    never graded.
+    """
+    config = root / "mplconfig"
+    config.mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", _FONT_CACHE, str(config)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def mplconfig_for(view: Path) -> Path:
+    return view.parent / "mplconfig"
+
+
+def code_file(view: Path, script: Path) -> Path:
+    """The marshalled code of `script` (runner.py, jail.py or zygote.py) that
+    `build_import_view` wrote."""
+    return view.parent / f"{script.stem}.code"
+
+
+def _bootstrap(view: Path) -> str:
+    """The first statements of every interpreter that runs submissions (`python -I -S -c`):
+    the import path is the view and the standard library, and `load(path)` reads the marshalled
+    code that `build_import_view` wrote."""
+    path = [str(view), *_standard_library_paths()]
+    return (
+        f"import sys, marshal; sys.path[:] = {path!r}; "
+        "load = lambda path: marshal.loads(open(path, 'rb').read()); "
+    )
+
+
+def _ignore_caches(_directory: str, names: list[str]) -> list[str]:
+    return [name for name in names if name == "__pycache__"]
+
+
+def _environment(view: Path, workdir: Path, jailed: bool, job: str) -> dict[str, str]:
+    """The whole environment of a submission's process."""
+    home = JAIL_HOME if jailed else str(workdir)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": f"{home}/.config/matplotlib" if jailed else str(mplconfig_for(view)),
+        "PYTHONHASHSEED": "0",
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": "",
+        "HOME": home,
+    }
+    if jailed:
+        env["TMPDIR"] = "/tmp"
+    else:  # without a PID namespace, the grader finds a submission's descendants by this mark
+        env[MARKER] = job
+    return env
+
+
+JAIL_HOME = "/home/student"
+
+
+def hidden_site_entries() -> list[Path]:
+    """Entries of site-packages a submission must not see (what the import view leaves out)."""
+    found = []
+    for key in ("purelib", "platlib"):
+        site = Path(sysconfig.get_paths()[key])
+        if site.is_dir():
+            found += [entry for entry in sorted(site.iterdir()) if _hidden_entry(entry.name)]
+    return sorted(set(found))
+
+
+def _hidden_entry(name: str) -> bool:
+    hidden = name.split(".")[0].split("-")[0] in HIDDEN_PACKAGES
+    editable = name.startswith("__editable__") or name.endswith(".pth")
+    return hidden or editable or "adversarial_search_course" in name
+
+
+def _standard_library_paths() -> list[str]:
+    """The grader's own import path entries that belong to the standard library."""
+    base = os.path.realpath(sys.base_prefix)
+    return [
+        entry
+        for entry in sys.path
+        if entry and os.path.realpath(entry).startswith(base) and "site-packages" not in entry
+    ]

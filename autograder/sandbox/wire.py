@@ -1,0 +1,94 @@
+"""The grader's side of the wire protocol with runner.py: frames, tokens, served states."""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+import struct
+from collections.abc import Iterator
+from typing import Any
+
+from autograder.sandbox.limits import SandboxError
+from games.protocol import Game
+
+MAX_MESSAGE = 1 << 20
+
+
+_LENGTH = struct.Struct(">I")
+
+
+_REQUEST = struct.Struct(">cQI")
+"""A `result` request: b"r", the parent's token, the index of the action in its legal list."""
+
+
+_REQUEST_TAG = ord("r")
+
+
+_CHILD = struct.Struct(">IcQ")
+"""The start of a child frame: length, b"c", the child's token; its marshalled info follows."""
+
+
+_REQUEST_HEAD = _LENGTH.pack(_REQUEST.size) + b"r"
+
+
+_REQUEST_FRAME = _LENGTH.size + _REQUEST.size
+
+
+_TOKEN_INDEX = struct.Struct(">QI")
+
+
+_TOKEN_BATCH = struct.Struct("=512Q")
+
+
+_CHILDREN: dict[tuple, tuple[Any, list, bytes, bytes]] = {}
+"""(game, evaluate, parent, action number) -> `_child`; emptied when full, which bounds its
+memory however many states the searches of a run ask for."""
+
+
+_CHILDREN_SIZE = 100_000
+
+
+def _info(game: Game, state: Any, evaluate) -> tuple:
+    """Everything a search may read about a state: (to_move, actions, terminal, utility, eval)."""
+    terminal = game.is_terminal(state)
+    return (
+        game.to_move(state),
+        [] if terminal else game.actions(state),
+        terminal,
+        game.utility(state) if terminal else None,
+        None if evaluate is None else evaluate(state),
+    )
+
+
+def _child(game: Game, evaluate, parent: Any, legal: list, index: int) -> tuple:
+    """The child of `parent` by its action number `index`: (state, legal actions, the start of
+    its frame up to the token, its info marshalled for the student). Games are deterministic,
+    so `_CHILDREN` may keep it."""
+    state = game.result(parent, legal[index])
+    info = _info(game, state, evaluate)
+    encoded = marshal.dumps(info)
+    return state, info[1], _LENGTH.pack(_CHILD.size - 4 + len(encoded)) + b"c", encoded
+
+
+def _random_tokens() -> Iterator[int]:
+    """Endless 64-bit tokens from the operating system's cryptographic generator.
+
+    Seeing any number of tokens tells nothing about the others, so a student can name only
+    the states it was sent. Drawn 512 at a time: one system call serves many states.
+    """
+    while True:
+        yield from _TOKEN_BATCH.unpack(os.urandom(_TOKEN_BATCH.size))
+
+
+def _json_message(payload: bytes) -> dict:
+    """A JSON frame from the student (b"j" + a JSON object), or SandboxError."""
+    if payload[:1] != b"j":
+        raise SandboxError("crashed", "the submission sent a malformed message")
+    try:
+        message = json.loads(payload[1:])
+    except (ValueError, RecursionError) as error:
+        raise SandboxError("crashed", "the submission sent a malformed message") from error
+    if not isinstance(message, dict):
+        raise SandboxError("crashed", "the submission sent a malformed message")
+    return message
