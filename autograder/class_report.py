@@ -226,25 +226,42 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 """
 
 
-def similar_pairs(out: Path, records: list[dict]) -> list[tuple[str, str, float]] | None:
-    """Compare the class's submissions (`similarity.py`), write out/similarity.html, and return
-    the pairs at or above its threshold; None if the comparison could not be made."""
-    from autograder.load import Submission
-    from autograder.similarity import THRESHOLD, similarity_report
+class SimilarPairs:
+    """The class's submissions compared (`similarity.py`) in a process of its own, started
+    before grading so that it runs beside the graders (about 0.7 s more for a class of 50 on
+    two cores, hence `--similarity` asks for it), with memory of its own."""
 
-    submissions = [
+    def __init__(self, out: Path, submissions: list) -> None:
+        from autograder.similarity import similarity_report
+
+        context = multiprocessing.get_context("fork")
+        self._pool = ProcessPoolExecutor(1, mp_context=context)
+        self._future = self._pool.submit(similarity_report, submissions, out)
+
+    def pairs(self, timeout: float = 600) -> list[tuple[str, str, float]] | None:
+        """The pairs at or above the threshold; None if the comparison could not be made."""
+        from autograder.similarity import THRESHOLD
+
+        try:
+            matches = self._future.result(timeout=timeout)
+        except Exception:  # noqa: BLE001 - a report section must never cost the grades
+            return None
+        finally:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+        return [(m.left, m.right, m.score) for m in matches if m.score >= THRESHOLD]
+
+
+def class_submissions(out: Path, known: set[str], submissions: list) -> list:
+    """This run's submissions and the files of every other student saved in `out`."""
+    from autograder.load import Submission
+
+    graded = {submission.student for submission in submissions}
+    others = [
         Submission(record["student"], tuple(Path(name) for name in record.get("files", [])))
-        for record in records
+        for record in whole_class(out, known - graded, [])
         if record.get("files")
     ]
-    # In a process of its own: reading the notebooks again must not cost this one memory.
-    context = multiprocessing.get_context("fork")
-    try:
-        with ProcessPoolExecutor(1, mp_context=context) as pool:
-            matches = pool.submit(similarity_report, submissions, out).result(timeout=600)
-    except Exception:  # noqa: BLE001 - a report section must never cost the grades
-        return None
-    return [(m.left, m.right, m.score) for m in matches if m.score >= THRESHOLD]
+    return [*submissions, *others]
 
 
 def class_html(summary: ClassSummary, similar: list[tuple[str, str, float]] | None = None) -> str:
@@ -320,8 +337,17 @@ def class_html(summary: ClassSummary, similar: list[tuple[str, str, float]] | No
     return "\n".join(parts)
 
 
+NOT_ASKED: list = []
+"""`class_html`'s `similar` when the run was not asked to compare submissions (--similarity)."""
+
+
 def _similar_html(similar: list[tuple[str, str, float]] | None) -> list[str]:
     parts = ["<h2>Similar submissions</h2>"]
+    if similar is NOT_ASKED:
+        return parts + [
+            "<p>Not compared in this run: grade with <code>--similarity</code>, or run "
+            "<code>python -m autograder similarity PATH... --out DIR</code>.</p>"
+        ]
     if similar is None:
         return parts + ["<p>The submissions could not be compared.</p>"]
     parts.append(
@@ -517,11 +543,14 @@ def whole_class(out: Path, known: set[str], records: list[dict]) -> list[dict]:
     return whole
 
 
-def write_class_files(out: Path, records: list[dict]) -> ClassSummary:
-    """Write the manifest, similarity.html, class.html and summary.csv for these records;
-    return the summary."""
+def write_class_files(
+    out: Path, records: list[dict], similar: SimilarPairs | None = None
+) -> ClassSummary:
+    """Write the manifest, class.html and summary.csv for these records (with the similar
+    pairs, once their comparison has finished); return the summary."""
     summary = summarise(records)
     write_atomically(out / MANIFEST, json.dumps(sorted(r["student"] for r in records)))
-    write_atomically(out / "class.html", class_html(summary, similar_pairs(out, records)))
+    pairs = similar.pairs() if similar is not None else NOT_ASKED
+    write_atomically(out / "class.html", class_html(summary, pairs))
     write_atomically(out / "summary.csv", summary_csv(summary))
     return summary

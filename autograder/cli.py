@@ -174,6 +174,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=MAX_BYTES / 2**20,
         help=f"MiB per notebook, refused unread above (default {MAX_BYTES // 2**20})",
     )
+    grade.add_argument(
+        "--similarity",
+        action="store_true",
+        help="also compare the submissions with each other and the reference (similarity.html "
+        "and a section of class.html)",
+    )
     grade.add_argument("--force", action="store_true", help="regrade unchanged submissions")
     grade.add_argument(
         "--assignment",
@@ -339,12 +345,19 @@ def _grade_run(args, found, limits: Limits, jailed: bool, console: Console) -> i
     with OutputLock(args.out), tempfile.TemporaryDirectory(prefix=scratch_prefix) as scratch:
         report.remove_temporary_files(args.out)
         known = class_report.saved_students(args.out)  # before any submission runs
+        similar = (
+            class_report.SimilarPairs(
+                args.out, class_report.class_submissions(args.out, known, found.submissions)
+            )
+            if args.similarity
+            else None
+        )
         isolation = "jail" if jailed else "process"
         records = run(found.submissions, args, limits, Path(scratch), console, isolation)
         records = class_report.whole_class(args.out, known, records)
         try:
             report.write_atomically(args.out / "grades.csv", report.grades_csv(records))
-            summary = class_report.write_class_files(args.out, records)
+            summary = class_report.write_class_files(args.out, records, similar)
         except OSError as error:
             console.print(f"[red]grades.csv could not be written[/red]: {error}")
             return 1

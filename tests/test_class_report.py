@@ -108,7 +108,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for student in STUDENTS:
         shutil.copy(CLASS / f"{student}.ipynb", folder)
     out = tmp_path_factory.mktemp("grades")
-    assert main(["grade", str(folder), "--out", str(out), "--quiet", "--timeout", "2"]) == 0
+    argv = ["grade", str(folder), "--out", str(out), "--quiet", "--timeout", "2", "--similarity"]
+    assert main(argv) == 0
     return out
 
 
