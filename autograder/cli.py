@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fcntl
 import hashlib
 import math
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -290,8 +292,27 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     if refused:
         print(f"{parser.prog} grade: error: {refused}", file=sys.stderr)
         return 2
+    with _unpacking(args.paths) as unpack:
+        return _grade_command(args, parser.prog, adopt_orphans, unpack)
+
+
+@contextlib.contextmanager
+def _unpacking(paths: list[Path]):
+    """A folder for the LMS zips among `paths` (None if there are none), removed afterwards.
+    Named after this run, so that a later run removes it if this one is killed."""
+    if not any(str(path).lower().endswith(".zip") for path in paths):
+        yield None
+        return
+    folder = Path(tempfile.mkdtemp(prefix=f"autograder-run-{os.getpid()}-unpacked-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _grade_command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
     console = Console(quiet=args.quiet, width=None if sys.stdout.isatty() else 140)
-    found = discover(args.paths, args.assignment)
+    found = discover(args.paths, args.assignment, unpack)
     for path, reason in found.skipped:
         console.print(
             f"[yellow]skipped[/yellow] {class_report.plain_text(str(path))}: "
@@ -299,7 +320,7 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
         )
     if not found.submissions:
         print(
-            f"{parser.prog} grade: error: no submissions found: give notebooks, .py files or "
+            f"{prog} grade: error: no submissions found: give notebooks, .py files or "
             "folders of them",
             file=sys.stderr,
         )
@@ -443,11 +464,15 @@ def _similarity(args) -> int:
     """Write DIR/similarity.html and .csv and print the pairs at or above the threshold."""
     from autograder.similarity import similarity_report
 
-    found = discover(args.paths, args.assignment)
-    if not found.submissions:
-        print("no submissions found: give notebooks, .py files or folders of them", file=sys.stderr)
-        return 2
-    matches = similarity_report(found.submissions, args.out, args.threshold)
+    with _unpacking(args.paths) as unpack:
+        found = discover(args.paths, args.assignment, unpack)
+        if not found.submissions:
+            print(
+                "no submissions found: give notebooks, .py files or folders of them",
+                file=sys.stderr,
+            )
+            return 2
+        matches = similarity_report(found.submissions, args.out, args.threshold)
     flagged = [m for m in matches if m.score >= args.threshold]
     for match in flagged[:15]:
         print(f"{match.score:4.0%}  {match.left}  ~  {match.right}")

@@ -10,6 +10,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder import lms
+
 SUFFIXES = (".ipynb", ".py")
 MAX_BYTES = 20 * 1024 * 1024
 """The largest notebook or Python file read (`--max-size`): 20 MiB is fifty times a notebook
@@ -42,24 +44,39 @@ class Discovery:
     skipped: list[tuple[Path, str]]
 
 
-def discover(paths: list[Path], assignment: str | None = None) -> Discovery:
+def discover(
+    paths: list[Path], assignment: str | None = None, unpack: Path | None = None
+) -> Discovery:
     """Turn PATH arguments into submissions, one per student.
 
-    A PATH is a notebook or Python file (the stem is the student id), a folder of them, or an
-    nbgrader course folder / `submitted` folder laid out as `submitted/<student>/<assignment>/`;
-    there `assignment` picks one assignment's folder (without it, every notebook of a student
-    is read as one submission). Only regular files are submissions: a symbolic link, FIFO,
-    socket or device with a notebook's name becomes a submission with a `problem` (the
-    student's row says why it earned nothing), and links to folders are never followed. Other
-    files are listed as skipped, with the reason.
+    A PATH is a notebook or Python file (the stem is the student id), a folder of them, an
+    nbgrader course folder / `submitted` folder laid out as `submitted/<student>/<assignment>/`
+    (there `assignment` picks one assignment's folder; without it, every notebook of a student
+    is read as one submission), or an LMS download: Canvas's `submissions.zip` or its folder
+    (`name_userid_submissionid_file.ipynb`) and Moodle's per-student folders
+    (`Name_id_assignsubmission_file_/`), where the student id is the LMS's id. A zip is
+    unpacked into `unpack` (regular notebooks only, see `lms.extract`). Suffixes count in any
+    case (`.IPYNB`). Only regular files are submissions: a symbolic link, FIFO, socket or device
+    with a notebook's name becomes a submission with a `problem` (the student's row says why it
+    earned nothing), and links to folders are never followed. Other files are listed as
+    skipped, with the reason.
     """
     found: dict[str, list[Path]] = {}
     problems: dict[str, str] = {}
     skipped: list[tuple[Path, str]] = []
-    for path in paths:
-        path = Path(path)
+    for number, path in enumerate(map(Path, paths)):
         if not os.path.lexists(path):
             skipped.append((path, "no such file or folder"))
+        elif path.suffix.lower() == ".zip" and not path.is_symlink() and path.is_file():
+            if unpack is None:
+                skipped.append((path, "a zip file: unpack it, or grade it from the command line"))
+                continue
+            try:
+                lms.extract(path, unpack / f"zip-{number}", MAX_BYTES, 50 * MAX_BYTES)
+            except lms.LmsError as error:
+                skipped.append((path, str(error)))
+                continue
+            _add_class_folder(unpack / f"zip-{number}", found, problems, skipped)
         elif not path.is_dir():
             _add_file(path, path.stem, found, problems, skipped)
         elif (path / "submitted").is_dir():
@@ -67,19 +84,31 @@ def discover(paths: list[Path], assignment: str | None = None) -> Discovery:
         elif path.name == "submitted":
             _add_nbgrader(path, found, problems, skipped, assignment)
         else:
-            for entry in _entries(path):
-                if entry.name.startswith("."):
-                    continue
-                if entry.is_symlink() and entry.is_dir():
-                    skipped.append((entry, "a symbolic link to a folder: not followed"))
-                elif entry.is_dir() and not entry.is_symlink():
-                    skipped.append((entry, "a folder inside a class folder (not nbgrader layout)"))
-                else:
-                    _add_file(entry, entry.stem, found, problems, skipped)
+            _add_class_folder(path, found, problems, skipped)
     submissions = []
     for student, files in sorted(found.items()):
         submissions.append(Submission(student, tuple(files), problems.get(student, "")))
     return Discovery(submissions, skipped)
+
+
+def _add_class_folder(folder: Path, found: dict, problems: dict, skipped: list) -> None:
+    """One student per file; a Moodle student's folder holds that student's file."""
+    for entry in _entries(folder):
+        if entry.name.startswith(".") or entry.name == "__MACOSX":
+            continue
+        if entry.is_symlink() and entry.is_dir():
+            skipped.append((entry, "a symbolic link to a folder: not followed"))
+        elif entry.is_dir() and lms.MOODLE_FOLDER.match(entry.name):
+            notebooks = [f for f in _entries(entry) if lms.is_submission(f.name)]
+            for file in notebooks or [entry]:
+                if file is entry:
+                    skipped.append((entry, "no notebook in this student's folder"))
+                else:
+                    _add_file(file, file.stem, found, problems, skipped)
+        elif entry.is_dir():
+            skipped.append((entry, "a folder inside a class folder (not nbgrader layout)"))
+        else:
+            _add_file(entry, entry.stem, found, problems, skipped)
 
 
 def _entries(folder: Path) -> list[Path]:
@@ -116,7 +145,8 @@ def student_id(name: str) -> str:
 
 
 def _add_file(path: Path, student: str, found: dict, problems: dict, skipped: list) -> None:
-    student = student_id(student)
+    known = lms.identity(path)
+    student = student_id(known.lms_id if known else student)
     if path.suffix.lower() not in SUFFIXES:
         skipped.append((path, f"not a notebook or Python file ({path.suffix or 'no suffix'})"))
         return

@@ -5,7 +5,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import stat
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -102,3 +104,40 @@ def test_export_writes_what_canvas_gradebook_import_reads(tmp_path: Path, capsys
 def test_export_refuses_a_folder_without_grades(tmp_path: Path, capsys) -> None:
     assert main(["export", "--format", "canvas", "--out", str(tmp_path)]) == 2
     assert "no saved grades" in capsys.readouterr().err
+
+
+CLASS = Path(__file__).resolve().parents[1] / "examples" / "class"
+
+
+def test_a_canvas_zip_is_graded_under_the_canvas_ids(tmp_path: Path) -> None:
+    honest = (CLASS / "alice_correct.ipynb").read_bytes()
+    archive = _zip(
+        tmp_path / "submissions.zip",
+        {"smithjane_4412_998877_minimax.IPYNB": honest,
+         "doejohn_LATE_5510_998878_minimax-1.ipynb": (CLASS / "yves_empty.ipynb").read_bytes()},
+        links={"eve_7_8_minimax.ipynb": "/etc/passwd"},
+    )  # fmt: skip
+    out = tmp_path / "out"
+    assert main(["grade", str(archive), "--out", str(out), "--quiet", "--assignment",
+                 "minimax"]) == 0  # fmt: skip
+    rows = {row["student"]: row for row in csv.DictReader(io.StringIO(
+        (out / "grades.csv").read_text()))}  # fmt: skip
+    assert set(rows) == {"4412", "5510"}
+    assert rows["4412"]["score"] == "25" and rows["5510"]["score"] == "0"
+    unpacked = Path(tempfile.gettempdir()).glob(f"autograder-run-{os.getpid()}-unpacked-*")
+    assert list(unpacked) == []  # removed once graded
+
+
+def test_moodle_folders_are_graded_under_the_moodle_ids(tmp_path: Path) -> None:
+    folder = tmp_path / "download"
+    for name, student in (("Jane Smith_733_assignsubmission_file_", "alice_correct"),
+                          ("John Doe_734_assignsubmission_file_", "yves_empty")):  # fmt: skip
+        (folder / name).mkdir(parents=True)
+        (folder / name / "minimax.ipynb").write_bytes((CLASS / f"{student}.ipynb").read_bytes())
+    (folder / "Eve Ill_735_assignsubmission_file_").mkdir()
+    out = tmp_path / "out"
+    assert main(["grade", str(folder), "--out", str(out), "--quiet", "--assignment",
+                 "minimax"]) == 0  # fmt: skip
+    rows = {row["student"]: row["score"] for row in csv.DictReader(io.StringIO(
+        (out / "grades.csv").read_text()))}  # fmt: skip
+    assert rows == {"733": "25", "734": "0"}
