@@ -90,57 +90,42 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"{text} must be a positive number of seconds")
-    return value
+def _setting(convert, what: str, allowed, why: str):
+    """An argparse type: `convert` the text (naming `what` it should be if it cannot), then
+    refuse it with `why` unless `allowed(value)`."""
+
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not allowed(value):
+            raise argparse.ArgumentTypeError(why.format(value=text))
+        return value
+
+    return parse
 
 
-def _memory(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of MiB") from None
-    if value < MEMORY_FLOOR_MB:
-        raise argparse.ArgumentTypeError(
-            f"{value} MiB is too small: a submission's Python needs at least "
-            f"{MEMORY_FLOOR_MB} MiB to start and import its modules (the default is 2048)"
-        )
-    return value
+def _positive(value: float) -> bool:
+    return value > 0 and math.isfinite(value)
 
 
-def _megabytes(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of MiB") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"{text} must be a positive number of MiB")
-    return value
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"{text} must be between 0 and 1")
-    return value
-
-
-def _workers(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value}: at least one worker is needed")
-    return value
+_seconds = _setting(float, "a number of seconds", _positive,
+                    "{value} must be a positive number of seconds")  # fmt: skip
+_megabytes = _setting(
+    float, "a number of MiB", _positive, "{value} must be a positive number of MiB"
+)
+_fraction = _setting(float, "a number", lambda v: 0 <= v <= 1, "{value} must be between 0 and 1")
+_workers = _setting(
+    int, "a whole number", lambda v: v >= 1, "{value}: at least one worker is needed"
+)
+_memory = _setting(
+    int,
+    "a whole number of MiB",
+    lambda v: v >= MEMORY_FLOOR_MB,
+    "{value} MiB is too small: a submission's Python needs at least "
+    f"{MEMORY_FLOOR_MB} MiB to start and import its modules (the default is 2048)",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import os
@@ -11,8 +10,6 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-
-from rich.table import Table
 
 from autograder.rules import RULE_IDS
 
@@ -175,43 +172,3 @@ def spreadsheet_text(text: str) -> str:
 
 def _number(value: float) -> str:
     return f"{value:g}"
-
-
-def summary_table(records: list[dict]) -> Table:
-    """The class at a glance, for the terminal."""
-    table = Table(title="Grades", show_lines=False, pad_edge=False)
-    table.add_column("student", no_wrap=True)
-    table.add_column("score", justify="right", no_wrap=True, min_width=7)
-    short = {
-        "minimax_value": "mm val",
-        "minimax_decision": "mm move",
-        "alphabeta_value": "ab val",
-        "alphabeta_decision": "ab move",
-        "alphabeta_pruning": "pruning",
-        "depth_limited_value": "dl val",
-        "depth_limited_decision": "dl move",
-    }
-    rule_ids = graded_rule_ids(records)
-    for rule_id in rule_ids:
-        table.add_column(short.get(rule_id, rule_id), justify="right")
-    table.add_column("status", no_wrap=True, overflow="ellipsis", max_width=40)
-    for record in sorted(records, key=lambda r: r["student"]):
-        rules = {rule["id"]: rule for rule in record["rules"]}
-        cells = []
-        for rule_id in rule_ids:
-            rule = rules.get(rule_id)
-            if rule is None:
-                cells.append("-")
-                continue
-            full = rule["points"] == rule["max_points"]
-            style = "green" if full else ("red" if rule["points"] == 0 else "yellow")
-            cells.append(f"[{style}]{_number(rule['points'])}[/{style}]")
-        score = f"{_number(record['score'])}/{_number(record['max_score'])}"
-        status = record["status"]
-        table.add_row(
-            record["student"],
-            score,
-            *cells,
-            status if status == "graded" else f"[red]{html.escape(status)[:120]}[/red]",
-        )
-    return table
