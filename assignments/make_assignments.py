@@ -272,6 +272,16 @@ class Builder:
             cell.metadata["jupyter"] = {"source_hidden": True}
         self.cells.append(cell)
 
+    def self_check(self, grade_id: str, source: str) -> None:
+        """A read-only cell that runs the public self-checks: an autograded test worth 0 points,
+        so that nbgrader's Validate button reports a failing self-check (they raise
+        AssertionError) while the points come only from the hidden tests."""
+        cell = new_code_cell(source.strip("\n"), id=grade_id.replace("_", "-"))
+        cell.metadata["nbgrader"] = nbgrader_metadata(
+            grade_id, grade=True, solution=False, locked=True, points=0
+        )
+        self.cells.append(cell)
+
     def solution(self, grade_id: str, source: str) -> None:
         """A code cell whose solution regions the released version replaces with a stub."""
         cell = new_code_cell(source.strip("\n"), id=grade_id.replace("_", "-"))
@@ -535,7 +545,7 @@ def build_minimax() -> Builder:
         """
     )
     nb.solution("minimax_value", solution_source(minimax.minimax_value))
-    nb.given(
+    nb.self_check(
         "check_minimax_value",
         checks_source("minimax_value", minimax_value_checks(), _minimax_value, run=True),
     )
@@ -552,7 +562,7 @@ def build_minimax() -> Builder:
     )
     nb.given("require_a_move", given_source(minimax._require_a_move))
     nb.solution("minimax_decision", solution_source(minimax.minimax_decision))
-    nb.given(
+    nb.self_check(
         "check_minimax_decision",
         checks_source("minimax_decision", minimax_decision_checks(), _minimax_value, run=True),
     )
@@ -720,7 +730,7 @@ def build_alphabeta() -> Builder:
         """
     )
     nb.solution("alphabeta_value", solution_source(alphabeta.alphabeta_value))
-    nb.given(
+    nb.self_check(
         "check_alphabeta_value",
         checks_source("alphabeta_value", alphabeta_value_checks(), _alphabeta_value, run=True),
     )
@@ -743,7 +753,7 @@ def build_alphabeta() -> Builder:
     )
     nb.given("require_a_move", given_source(minimax._require_a_move))
     nb.solution("alphabeta_decision", solution_source(alphabeta.alphabeta_decision))
-    nb.given(
+    nb.self_check(
         "check_alphabeta_decision",
         checks_source(
             "alphabeta_decision", alphabeta_decision_checks(), _alphabeta_value, run=True
@@ -1153,7 +1163,7 @@ def build_depth_limited() -> Builder:
         """
     )
     nb.solution("depth_limited_value", solution_source(depth_limited.depth_limited_value))
-    nb.given(
+    nb.self_check(
         "check_depth_limited_value",
         given_source(path_score, open_lines)
         + "\n\n\n"
@@ -1172,7 +1182,7 @@ def build_depth_limited() -> Builder:
         """
     )
     nb.solution("depth_limited_decision", solution_source(depth_limited.depth_limited_decision))
-    nb.given(
+    nb.self_check(
         "check_depth_limited_decision",
         checks_source(
             "depth_limited_decision",
@@ -1210,7 +1220,7 @@ def build_depth_limited() -> Builder:
         + given_source(evaluation._check_board),
     )
     nb.solution("tictactoe_heuristic", solution_source(evaluation.tictactoe_heuristic))
-    nb.given("check_tictactoe_heuristic", heuristic_checks())
+    nb.self_check("check_tictactoe_heuristic", heuristic_checks())
     nb.markdown(
         """
         Utilities of tic-tac-toe are +1, 0 and -1, so a search that mixes them with heuristic
@@ -1243,7 +1253,7 @@ def build_depth_limited() -> Builder:
         "prefer_fast_wins",
         with_solution_regions(inspect.getsource(evaluation.PreferFastWins), ("utility",)),
     )
-    nb.given("check_prefer_fast_wins", fast_win_checks())
+    nb.self_check("check_prefer_fast_wins", fast_win_checks())
     state = fast_win_position()
     picture = "\\n".join(state[row : row + 3] for row in (0, 3, 6))
     nb.markdown(
@@ -1584,7 +1594,7 @@ def build_bug_hunt() -> Builder:
         nb.answer(f"explain_{name}", 2 * bug.mistakes, bug.model_answer)
         nb.markdown(f"**Your fix**: `{name}`, with every mistake corrected.")
         nb.solution(name, solution_source(bug.function))
-        nb.given(f"run_check_{name}", f"check_{name}({name})")
+        nb.self_check(f"run_check_{name}", f"check_{name}({name})")
     nb.hidden_tests(rule_ids)
     return nb
 

@@ -52,7 +52,16 @@ def _meta(cell) -> dict:
 
 
 def _graded_code(notebook) -> list:
-    return [c for c in notebook.cells if c.cell_type == "code" and _meta(c).get("grade")]
+    """The hidden-test cells: graded code cells worth points (the self-checks are worth 0)."""
+    return [
+        c
+        for c in notebook.cells
+        if c.cell_type == "code" and _meta(c).get("grade") and _meta(c).get("points")
+    ]
+
+
+def _self_checks(notebook) -> list:
+    return [c for c in notebook.cells if _meta(c).get("grade") and _meta(c).get("points") == 0]
 
 
 def test_the_committed_notebooks_are_exactly_what_make_assignments_writes() -> None:
@@ -109,7 +118,7 @@ def test_nbgrader_accepts_the_cell_metadata(notebooks: dict, assignment: str) ->
     assert len(ids) == len(set(ids))
     for cell in notebook.cells:
         if _meta(cell).get("grade"):
-            assert _meta(cell)["points"] > 0
+            assert _meta(cell)["points"] > 0 or cell in _self_checks(notebook)
         if cell.cell_type == "code":
             assert not cell.outputs and cell.execution_count is None
 
@@ -259,3 +268,14 @@ def test_the_cli_lists_the_cells_with_their_points(capsys) -> None:
     assert main(["nbgrader-cells", "minimax_decision"]) == 0
     out = capsys.readouterr().out
     assert "minimax_decision__tic_tac_toe_one_best_move" in out and "10  in 2 cells" in out
+
+
+@pytest.mark.parametrize("assignment", maker.ASSIGNMENTS)
+def test_the_self_checks_are_locked_tests_worth_nothing_so_validate_reports_them(
+    notebooks: dict, assignment: str
+) -> None:
+    checks = _self_checks(notebooks[assignment])
+    assert checks, "every assignment has self-checks"
+    for cell in checks:
+        assert cell.cell_type == "code" and _meta(cell)["locked"] and not _meta(cell)["solution"]
+        assert "check_" in cell.source and "HIDDEN TESTS" not in cell.source

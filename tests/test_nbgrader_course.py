@@ -143,7 +143,11 @@ def _gradebook(course: Path):
 def _cell_scores(course: Path, assignment: str, student: str) -> dict[str, float]:
     with _gradebook(course) as gradebook:
         notebook = gradebook.find_submission_notebook(assignment, assignment, student)
-        return {grade.name: grade.score for grade in notebook.grades if grade.cell_type == "code"}
+        return {
+            grade.name: grade.score
+            for grade in notebook.grades
+            if grade.cell_type == "code" and grade.max_score  # not the 0-point self-checks
+        }
 
 
 def _autograded(course: Path, assignment: str, student: str):
@@ -159,7 +163,9 @@ def _errors(cell) -> list[str]:
 
 
 def _graded(cell) -> bool:
-    return cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade", False)
+    """A hidden-test cell (the self-checks are graded too, but worth 0 points)."""
+    meta = cell.metadata.get("nbgrader", {})
+    return cell.cell_type == "code" and meta.get("grade", False) and bool(meta.get("points"))
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

@@ -104,3 +104,32 @@ def test_a_release_uses_the_courses_own_exchange_not_the_machines(course: Path) 
     released = course / "exchange" / "adversarial-search" / "outbound" / "minimax"
     assert (released / "minimax.ipynb").is_file()
     assert machine_wide.exists() == existed
+
+
+def _validate(course: Path, student: str, tmp_path: Path) -> str:
+    """nbgrader's Validate (what the button in the notebook runs) on an example student's code."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_class", ROOT / "examples" / "make_class.py")
+    make_class = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_class)
+    code = make_class.student_code(student)
+    notebook = nbformat.read(course / "release" / "minimax" / "minimax.ipynb", 4)
+    for cell in notebook.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution") and meta.get("grade_id") in code:
+            cell.source = code[meta["grade_id"]]
+    path = tmp_path / f"{student}.ipynb"
+    nbformat.write(notebook, path)
+    environment = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    done = subprocess.run([str(BIN / "nbgrader"), "validate", str(path)], cwd=course,
+                          capture_output=True, text=True, timeout=300, env=environment)  # fmt: skip
+    return done.stdout + done.stderr
+
+
+def test_validate_reports_a_failing_self_check_and_passes_a_correct_notebook(
+    course: Path, tmp_path: Path
+) -> None:
+    wrong = _validate(course, "erin_max_starts_at_zero", tmp_path)
+    assert "VALIDATION FAILED" in wrong and "def check_minimax_value" in wrong
+    assert "Success!" in _validate(course, "alice_correct", tmp_path)
