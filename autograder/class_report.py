@@ -6,35 +6,19 @@ import csv
 import html
 import io
 import json
-import multiprocessing
-import re
 import statistics
-import unicodedata
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from rich import box
-from rich.markup import escape
-from rich.table import Table
-
+from autograder import report
 from autograder.report import spreadsheet_text, write_atomically
 from autograder.rules import RULE_IDS
 
-MANIFEST = ".students.json"
-"""The students whose results this grader saved in an output folder, read before any
-submission runs: grades.csv is rebuilt from them, never from whatever folders exist."""
+if TYPE_CHECKING:
+    from autograder import similarity
 
-SHORT_NAMES = {
-    "minimax_value": "mmV",
-    "minimax_decision": "mmD",
-    "alphabeta_value": "abV",
-    "alphabeta_decision": "abD",
-    "alphabeta_pruning": "abP",
-    "depth_limited_value": "dlV",
-    "depth_limited_decision": "dlD",
-}
 
 # A diagnosed mistake is recognised by the words its hint uses (autograder/judge.py and
 # autograder/diagnosis.py write them); the label is what the class report calls it.
@@ -226,44 +210,6 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 """
 
 
-class SimilarPairs:
-    """The class's submissions compared (`similarity.py`) in a process of its own, started
-    before grading so that it runs beside the graders (about 0.7 s more for a class of 50 on
-    two cores, hence `--similarity` asks for it), with memory of its own."""
-
-    def __init__(self, out: Path, submissions: list) -> None:
-        from autograder.similarity import similarity_report
-
-        context = multiprocessing.get_context("fork")
-        self._pool = ProcessPoolExecutor(1, mp_context=context)
-        self._future = self._pool.submit(similarity_report, submissions, out)
-
-    def pairs(self, timeout: float = 600) -> list[tuple[str, str, float]] | None:
-        """The pairs at or above the threshold; None if the comparison could not be made."""
-        from autograder.similarity import THRESHOLD
-
-        try:
-            matches = self._future.result(timeout=timeout)
-        except Exception:  # noqa: BLE001 - a report section must never cost the grades
-            return None
-        finally:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-        return [(m.left, m.right, m.score) for m in matches if m.score >= THRESHOLD]
-
-
-def class_submissions(out: Path, known: set[str], submissions: list) -> list:
-    """This run's submissions and the files of every other student saved in `out`."""
-    from autograder.load import Submission
-
-    graded = {submission.student for submission in submissions}
-    others = [
-        Submission(record["student"], tuple(Path(name) for name in record.get("files", [])))
-        for record in whole_class(out, known - graded, [])
-        if record.get("files")
-    ]
-    return [*submissions, *others]
-
-
 def class_html(summary: ClassSummary, similar: list[tuple[str, str, float]] | None = None) -> str:
     """A self-contained page (inline SVG, nothing fetched) for the instructor."""
     esc = html.escape
@@ -435,121 +381,17 @@ def histogram_svg(summary: ClassSummary, bins: int = 10) -> str:
 
 # -- the terminal -----------------------------------------------------------------------------
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def printable(text: str) -> str:
-    """`text` with control and bidirectional characters shown as escapes, so a student id
-    cannot move the cursor, recolour the terminal or hide its own name."""
-    shown = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    return "".join(
-        f"\\u{ord(c):04x}" if unicodedata.bidirectional(c) in _BIDI_CONTROLS else c for c in shown
-    )
-
-
-def plain_text(text: str) -> str:
-    """`printable(text)` with rich markup escaped, for the rich console (`eve[bold]x` stays)."""
-    return escape(printable(text))
-
-
-_BIDI_CONTROLS = {"LRE", "RLE", "PDF", "LRO", "RLO", "LRI", "RLI", "FSI", "PDI"}
-
-
-def terminal_table(records: list[dict], width: int = 80) -> Table:
-    """The class at a glance in at most `width` columns: a short header per rule (the legend
-    below the table names them), every rule's points shown, long ids cut with an ellipsis."""
-    rule_ids = _graded_rule_ids(records)
-    table = Table(
-        title="Grades", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), collapse_padding=True
-    )
-    numbers = 9 + 4 * len(rule_ids)  # the score, and three digits and a space per rule
-    table.add_column("student", no_wrap=True, overflow="ellipsis", max_width=width - numbers - 6)
-    table.add_column("score", justify="right", no_wrap=True, min_width=7)
-    for rule_id in rule_ids:
-        table.add_column(
-            SHORT_NAMES.get(rule_id, rule_id[:3]), justify="right", no_wrap=True, min_width=3
-        )
-    for record in sorted(records, key=lambda r: r["student"]):
-        rules = {rule["id"]: rule for rule in record["rules"]}
-        cells = []
-        for rule_id in rule_ids:
-            rule = rules.get(rule_id)
-            if rule is None:
-                cells.append("-")
-                continue
-            full = rule["points"] == rule["max_points"]
-            style = "green" if full else ("red" if rule["points"] == 0 else "yellow")
-            cells.append(f"[{style}]{rule['points']:g}[/{style}]")
-        mark = "" if record["status"] == "graded" else " [red]![/red]"
-        table.add_row(
-            plain_text(record["student"]) + mark,
-            f"{record['score']:g}/{record['max_score']:g}",
-            *cells,
-        )
-    legend = "  ".join(f"{SHORT_NAMES.get(r, r[:3])}={r}" for r in rule_ids)
-    table.caption = f"{legend}; ! = not graded normally (see below)"
-    return table
-
-
-def _graded_rule_ids(records: list[dict]) -> tuple[str, ...]:
-    present = {rule["id"] for record in records for rule in record["rules"]}
-    return tuple(rule_id for rule_id in RULE_IDS if rule_id in present) or RULE_IDS
-
-
-def closing_lines(summary: ClassSummary, out: Path) -> list[str]:
-    """The few numbers the terminal ends with (as rich markup, every student text escaped)."""
-    lines = [
-        f"{summary.students} submission(s): mean {_number(summary.mean)}, median "
-        f"{_number(summary.median)} of {_number(summary.max_score)}",
-    ]
-    for student, status in summary.ungraded:
-        lines.append(f"[red]![/red] {plain_text(student)}: {plain_text(status)}")
-    if summary.mistakes:
-        ranked = "; ".join(
-            f"{plain_text(label)} ({len(students)})" for label, students in summary.mistakes[:3]
-        )
-        lines.append(f"most common mistakes: {ranked}")
-    if summary.timeouts:
-        lines.append(
-            "time-outs: " + ", ".join(f"{plain_text(s)} ({n})" for s, n in summary.timeouts[:5])
-        )
-    lines.append(f"class report: {plain_text(str(out / 'class.html'))}")
-    return lines
-
 
 # -- the output folder ------------------------------------------------------------------------
 
 
-def saved_students(out: Path) -> set[str]:
-    """The students this grader has saved in `out` (read before any submission runs)."""
-    try:
-        names = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return set()
-    return {name for name in names if isinstance(name, str)} if isinstance(names, list) else set()
-
-
-def whole_class(out: Path, known: set[str], records: list[dict]) -> list[dict]:
-    """This run's records plus the saved results of every other student the grader knew
-    before the run: regrading one student keeps everyone else in grades.csv."""
-    graded = {record["student"] for record in records}
-    whole = list(records)
-    for student in sorted(known - graded):
-        try:
-            saved = json.loads((out / student / "results.json").read_text(encoding="utf-8"))
-            whole.append(saved["extra_data"]["record"])
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # its folder was removed by hand: the student has left the class
-    return whole
-
-
 def write_class_files(
-    out: Path, records: list[dict], similar: SimilarPairs | None = None
+    out: Path, records: list[dict], similar: similarity.SimilarPairs | None = None
 ) -> ClassSummary:
     """Write the manifest, class.html and summary.csv for these records (with the similar
     pairs, once their comparison has finished); return the summary."""
     summary = summarise(records)
-    write_atomically(out / MANIFEST, json.dumps(sorted(r["student"] for r in records)))
+    write_atomically(out / report.MANIFEST, json.dumps(sorted(r["student"] for r in records)))
     pairs = similar.pairs() if similar is not None else NOT_ASKED
     write_atomically(out / "class.html", class_html(summary, pairs))
     write_atomically(out / "summary.csv", summary_csv(summary))

@@ -3,27 +3,30 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
-import hashlib
 import math
-import multiprocessing
 import os
-import shutil
 import signal
 import sys
 import tempfile
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import NoReturn
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from autograder import class_report, gradescope, report, sandbox
+from autograder import (
+    class_report,
+    gradescope,
+    lms,
+    nbgrader_import,
+    pool,
+    report,
+    sandbox,
+    similarity,
+    terminal,
+)
 from autograder import grade as grading
-from autograder.load import MAX_BYTES, Loaded, Submission, discover, file_digest, load
+from autograder.load import MAX_BYTES, discover, file_digest, unpacking
 from autograder.rules import ASSIGNMENT_RULES, RULE_IDS
 from autograder.sandbox import (
     Limits,
@@ -33,50 +36,6 @@ from autograder.sandbox import (
     reap_orphans,
     start_font_cache,
 )
-
-PACKAGES = ("autograder", "solutions", "games")
-
-
-def fingerprint() -> str:
-    """A hash of the grader, the reference and the toolkit: results are reused only if equal."""
-    digest = hashlib.sha256()
-    root = Path(__file__).resolve().parents[1]
-    for package in PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
-            digest.update(str(path.relative_to(root)).encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-class OutputLock:
-    """One grading run per output folder: a second one refuses with a clear message."""
-
-    def __init__(self, out: Path) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        self.path = out / ".grading.lock"
-        self.handle = open(self.path, "a+")  # noqa: SIM115 - held for the whole run
-
-    def __enter__(self) -> OutputLock:
-        try:
-            fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self.handle.seek(0)
-            owner = self.handle.read().strip() or "another process"
-            self.handle.close()
-            raise SystemExit(
-                f"another grading run ({owner}) is writing to {self.path.parent}; wait for it to "
-                "finish or choose another --out folder"
-            ) from None
-        self.handle.seek(0)
-        self.handle.truncate()
-        self.handle.write(f"pid {os.getpid()}")
-        self.handle.flush()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        fcntl.flock(self.handle, fcntl.LOCK_UN)
-        self.handle.close()
-
 
 MEMORY_FLOOR_MB = 64
 """The least --memory accepted: a submission's Python needs about 16 MiB to start, and more to
@@ -259,11 +218,11 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
 
         return nbgrader_export.cells_command(args.rules, args.json)
     if args.command == "export":
-        return _export(args)
+        return lms.export_command(args)
     if args.command == "nbgrader-import":
-        return _nbgrader_import(args, adopt_orphans)
+        return nbgrader_import.command(args, adopt_orphans)
     if args.command == "similarity":
-        return _similarity(args)
+        return similarity.command(args)
     if args.command == "gradescope-run":
         if adopt_orphans:
             become_subreaper()
@@ -277,22 +236,8 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     if refused:
         print(f"{parser.prog} grade: error: {refused}", file=sys.stderr)
         return 2
-    with _unpacking(args.paths) as unpack:
+    with unpacking(args.paths) as unpack:
         return _grade_command(args, parser.prog, adopt_orphans, unpack)
-
-
-@contextlib.contextmanager
-def _unpacking(paths: list[Path]):
-    """A folder for the LMS zips among `paths` (None if there are none), removed afterwards.
-    Named after this run, so that a later run removes it if this one is killed."""
-    if not any(str(path).lower().endswith(".zip") for path in paths):
-        yield None
-        return
-    folder = Path(tempfile.mkdtemp(prefix=f"autograder-run-{os.getpid()}-unpacked-"))
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _grade_command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
@@ -300,8 +245,8 @@ def _grade_command(args, prog: str, adopt_orphans: bool, unpack: Path | None) ->
     found = discover(args.paths, args.assignment, unpack)
     for path, reason in found.skipped:
         console.print(
-            f"[yellow]skipped[/yellow] {class_report.plain_text(str(path))}: "
-            f"{class_report.plain_text(reason)}"
+            f"[yellow]skipped[/yellow] {terminal.plain_text(str(path))}: "
+            f"{terminal.plain_text(reason)}"
         )
     if not found.submissions:
         print(
@@ -348,19 +293,19 @@ def _terminated(_signal: int, _frame) -> None:
 
 def _grade_run(args, found, limits: Limits, jailed: bool, console: Console) -> int:
     scratch_prefix = f"autograder-run-{os.getpid()}-"
-    with OutputLock(args.out), tempfile.TemporaryDirectory(prefix=scratch_prefix) as scratch:
+    with report.OutputLock(args.out), tempfile.TemporaryDirectory(prefix=scratch_prefix) as scratch:
         report.remove_temporary_files(args.out)
-        known = class_report.saved_students(args.out)  # before any submission runs
+        known = report.saved_students(args.out)  # before any submission runs
         similar = (
-            class_report.SimilarPairs(
-                args.out, class_report.class_submissions(args.out, known, found.submissions)
+            similarity.SimilarPairs(
+                args.out, similarity.class_submissions(args.out, known, found.submissions)
             )
             if args.similarity
             else None
         )
         isolation = "jail" if jailed else "process"
         records = run(found.submissions, args, limits, Path(scratch), console, isolation)
-        records = class_report.whole_class(args.out, known, records)
+        records = report.whole_class(args.out, known, records)
         try:
             report.write_atomically(args.out / "grades.csv", report.grades_csv(records))
             summary = class_report.write_class_files(args.out, records, similar)
@@ -368,70 +313,12 @@ def _grade_run(args, found, limits: Limits, jailed: bool, console: Console) -> i
             console.print(f"[red]grades.csv could not be written[/red]: {error}")
             return 1
     reap_orphans()
-    console.print(class_report.terminal_table(records))
-    for line in class_report.closing_lines(summary, args.out):
+    console.print(terminal.terminal_table(records))
+    for line in terminal.closing_lines(summary, args.out):
         console.print(line, highlight=False)
     console.print(
         f"grades: {args.out / 'grades.csv'}; feedback: {args.out}/<student>/feedback.html"
     )
-    return 0
-
-
-def _export(args: argparse.Namespace) -> int:
-    """Write DIR/canvas.csv from the results saved in DIR."""
-    from autograder import lms
-
-    fail = "python -m autograder export: error:"
-    if not args.out.is_dir():
-        print(f"{fail} --out {args.out} is not a folder of grades", file=sys.stderr)
-        return 2
-    records = class_report.whole_class(args.out, class_report.saved_students(args.out), [])
-    if not records:
-        print(f"{fail} {args.out} holds no saved grades: run `grade` first", file=sys.stderr)
-        return 2
-    try:
-        roster = lms.read_roster(args.roster) if args.roster else {}
-    except lms.LmsError as error:
-        print(f"{fail} {error}", file=sys.stderr)
-        return 2
-    target = args.out / "canvas.csv"
-    report.write_atomically(target, lms.canvas_csv(records, roster, args.column))
-    unknown = sorted(r["student"] for r in records if roster and r["student"] not in roster)
-    print(f"wrote {target}: {len(records)} students")
-    if unknown:
-        names = ", ".join(map(class_report.printable, unknown))
-        print(f"not in the roster (check their ids): {names}")
-    return 0
-
-
-def _nbgrader_import(args: argparse.Namespace, adopt_orphans: bool) -> int:
-    """Grade `submitted/` with the jail, then put the points into nbgrader's gradebook."""
-    from autograder import nbgrader_import
-
-    out = args.out or args.course / "jailed" / args.assignment
-    graded = main(
-        ["grade", str(args.course / "submitted"), "--assignment", args.assignment,
-         "--out", str(out), "--workers", str(args.workers), "--timeout", str(args.timeout),
-         "--memory", str(args.memory), "--isolation", args.isolation,
-         *(["--quiet"] if args.quiet else [])],
-        adopt_orphans=adopt_orphans,
-    )  # fmt: skip
-    if graded != 0:
-        return graded
-    try:
-        imported = nbgrader_import.import_points(args.course, args.assignment, out)
-    except nbgrader_import.GradebookError as error:
-        print(f"python -m autograder nbgrader-import: error: {error}", file=sys.stderr)
-        return 2
-    for item in imported:
-        note = f"; not in the gradebook: {', '.join(item.missing)}" if item.missing else ""
-        print(
-            f"{class_report.printable(item.student)}: nbgrader {item.before:g} -> "
-            f"jailed {item.after:g}{note}"
-        )
-    if any(item.missing for item in imported):
-        print(f"run `nbgrader autograde {args.assignment}` first for the students named above")
-        return 1
     return 0
 
 
@@ -445,57 +332,12 @@ def _refused(args: argparse.Namespace) -> str:
     return ""
 
 
-def _similarity(args) -> int:
-    """Write DIR/similarity.html and .csv and print the pairs at or above the threshold."""
-    from autograder.similarity import similarity_report
-
-    with _unpacking(args.paths) as unpack:
-        found = discover(args.paths, args.assignment, unpack)
-        if not found.submissions:
-            print(
-                "no submissions found: give notebooks, .py files or folders of them",
-                file=sys.stderr,
-            )
-            return 2
-        matches = similarity_report(found.submissions, args.out, args.threshold)
-    flagged = [m for m in matches if m.score >= args.threshold]
-    for match in flagged[:15]:
-        print(f"{match.score:4.0%}  {match.left}  ~  {match.right}")
-    if len(flagged) > 15:
-        print(f"... and {len(flagged) - 15} more")
-    print(
-        f"{len(flagged)} pair(s) at or above {args.threshold:.0%}: "
-        f"{args.out / 'similarity.html'} (a reason to look, not a verdict)"
-    )
-    return 0
-
-
-def grading_stamp(rule_ids: tuple[str, ...], isolation: str, limits: Limits, max_mb: float) -> str:
-    """What a saved result was graded under: the grader's code, the rules, the isolation and
-    the limits. A result is reused only under the same stamp, or one with weaker isolation."""
-    bounds = (
-        f"timeout={limits.timeout:g},budget={limits.budget:g},memory={limits.memory_mb},"
-        f"max_size={max_mb:g}"
-    )
-    return f"{fingerprint()}:{','.join(rule_ids)}|{isolation}|{bounds}"
-
-
-def reusable(previous: str, current: str) -> bool:
-    """Whether a result stamped `previous` may stand for one graded now under `current`: the
-    same grader, rules and limits, and isolation at least as strong (a result graded without
-    the jail is graded again where the jail is available)."""
-    if previous == current:
-        return True
-    old, new = previous.split("|"), current.split("|")
-    return len(old) == len(new) == 3 and old[::2] == new[::2] and old[1] == "jail"
-
-
 def run(
     submissions, args, limits: Limits, scratch: Path, console: Console, isolation: str = "process"
 ) -> list[dict]:
     """Grade every submission (reusing unchanged results) and return their records."""
     rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
-    stamp = grading_stamp(rule_ids, isolation, limits, args.max_size)
+    stamp = report.grading_stamp(rule_ids, isolation, limits, args.max_size)
     fonts = start_font_cache(scratch)  # in a process of its own, while the answers are computed
     grading.warm_up()
     view = build_import_view(scratch, fonts)
@@ -510,7 +352,7 @@ def run(
         if (
             previous is not None
             and digest
-            and reusable(previous.get("extra_data", {}).get("fingerprint", ""), stamp)
+            and report.reusable(previous.get("extra_data", {}).get("fingerprint", ""), stamp)
             and previous["extra_data"]["record"].get("digest") == digest
         ):
             records[submission.student] = previous["extra_data"]["record"]
@@ -535,9 +377,9 @@ def run(
         try:
             if args.workers == 1:
                 for item in pending:
-                    finished(*grade_one(item, settings))
+                    finished(*pool.grade_one(item, settings))
             else:
-                grade_in_workers(pending, settings, args.workers, finished)
+                pool.grade_in_workers(pending, settings, args.workers, finished)
         except (KeyboardInterrupt, Terminated) as stop:
             console.print("interrupted: the students finished so far keep their results")
             report.write_atomically(
@@ -545,66 +387,6 @@ def run(
             )
             raise SystemExit(143 if isinstance(stop, Terminated) else 130) from None
     return list(records.values())
-
-
-def grade_one(submission: Submission, settings: grading.Settings) -> tuple[dict, str]:
-    """Load and grade one submission (in a worker): its record and feedback page. Never raises."""
-    loaded = Loaded()
-    try:
-        loaded = load(submission, settings.max_bytes)
-        record = grading.grade(submission, loaded, settings)
-        return record, grading.feedback(record)
-    except Exception as error:  # noqa: BLE001 - one submission must not stop the class
-        record = grading.failed(submission, loaded, f"{type(error).__name__}: {error}",
-                                settings.rule_ids)  # fmt: skip
-        return record, grading.feedback(record)
-
-
-def grade_in_workers(pending: list, settings: grading.Settings, workers: int, finished) -> None:
-    """Grade in `workers` processes forked from this one (the reference answers, computed
-    once, come with the fork), calling `finished(record, page)` here as each one ends.
-
-    A worker can die under a submission (without the jail, one that kills its parent): the pool
-    then breaks and every submission in flight comes back unfinished. Those are graded again one
-    at a time, each in a pool of its own, so that only the culprit is marked, not its
-    neighbours.
-    """
-    retry = _run_pool(pending, settings, workers, finished)
-    for submission in retry:
-        if _run_pool([submission], settings, 1, finished):
-            reason = "the process grading it died (did it kill its parent process?)"
-            record = grading.failed(submission, Loaded(), reason, settings.rule_ids)
-            finished(record, grading.feedback(record))
-
-
-def _run_pool(items: list, settings: grading.Settings, workers: int, finished) -> list:
-    """Grade `items` in a fresh pool; return those whose worker died before finishing them."""
-    context = multiprocessing.get_context("fork")
-    broken = []
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_starts) as pool:
-        futures = {pool.submit(grade_one, item, settings): item for item in items}
-        try:
-            for future in as_completed(futures):
-                try:
-                    finished(*future.result())
-                except BrokenProcessPool:
-                    broken.append(futures[future])
-        except BaseException:  # Ctrl-C: stop the workers now, not after their submissions
-            for process in list(pool._processes.values()):  # no public way before Python 3.14
-                process.kill()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-    return broken
-
-
-def _worker_starts() -> None:
-    """A worker adopts the orphans of its own submissions (see `sandbox.become_subreaper`) and
-    leaves Ctrl-C to the main process, which stops the run."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    sandbox.die_with_parent()  # a killed grading command takes its workers (and jails) along
-    if sandbox.is_subreaper():
-        become_subreaper()
 
 
 if __name__ == "__main__":

@@ -3,14 +3,17 @@ roster, and a grades file Canvas's gradebook import accepts."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import re
 import stat
+import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from autograder import report, terminal
 from autograder.report import spreadsheet_text
 
 SUFFIXES = (".ipynb", ".py")
@@ -156,3 +159,28 @@ def canvas_csv(records: list[dict], roster: dict[str, Student], column: str) -> 
         cells = [name, record["student"], "", login, ""]
         writer.writerow([*map(spreadsheet_text, cells), f"{float(record['score']):g}"])
     return buffer.getvalue()
+
+
+def export_command(args: argparse.Namespace) -> int:
+    """Write DIR/canvas.csv from the results saved in DIR."""
+    fail = "python -m autograder export: error:"
+    if not args.out.is_dir():
+        print(f"{fail} --out {args.out} is not a folder of grades", file=sys.stderr)
+        return 2
+    records = report.whole_class(args.out, report.saved_students(args.out), [])
+    if not records:
+        print(f"{fail} {args.out} holds no saved grades: run `grade` first", file=sys.stderr)
+        return 2
+    try:
+        roster = read_roster(args.roster) if args.roster else {}
+    except LmsError as error:
+        print(f"{fail} {error}", file=sys.stderr)
+        return 2
+    target = args.out / "canvas.csv"
+    report.write_atomically(target, canvas_csv(records, roster, args.column))
+    unknown = sorted(r["student"] for r in records if roster and r["student"] not in roster)
+    print(f"wrote {target}: {len(records)} students")
+    if unknown:
+        names = ", ".join(map(terminal.printable, unknown))
+        print(f"not in the roster (check their ids): {names}")
+    return 0

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
+import shutil
 import stat
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -418,3 +421,17 @@ def _kind(value: object) -> str:
     if isinstance(value, list):
         return "a list"
     return "an object"
+
+
+@contextlib.contextmanager
+def unpacking(paths: list[Path]):
+    """A folder for the LMS zips among `paths` (None if there are none), removed afterwards.
+    Named after this run, so that a later run removes it if this one is killed."""
+    if not any(str(path).lower().endswith(".zip") for path in paths):
+        yield None
+        return
+    folder = Path(tempfile.mkdtemp(prefix=f"autograder-run-{os.getpid()}-unpacked-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -10,12 +10,15 @@ instructor has entered stay as they are (nbgrader shows a manual score over an a
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.nbgrader_export import grade_id
 from autograder.rules import ASSIGNMENT_RULES, selected_rules
+from autograder.terminal import printable
 
 
 @dataclass(frozen=True)
@@ -80,3 +83,31 @@ def import_points(course: Path, assignment: str, out: Path) -> list[Imported]:
             gradebook.db.commit()
             done.append(Imported(record["student"], notebook, before, after, tuple(missing)))
     return done
+
+
+def command(args: argparse.Namespace, adopt_orphans: bool) -> int:
+    """Grade `submitted/` with the jail, then put the points into nbgrader's gradebook."""
+    from autograder.cli import main  # the grading command itself
+
+    out = args.out or args.course / "jailed" / args.assignment
+    graded = main(
+        ["grade", str(args.course / "submitted"), "--assignment", args.assignment,
+         "--out", str(out), "--workers", str(args.workers), "--timeout", str(args.timeout),
+         "--memory", str(args.memory), "--isolation", args.isolation,
+         *(["--quiet"] if args.quiet else [])],
+        adopt_orphans=adopt_orphans,
+    )  # fmt: skip
+    if graded != 0:
+        return graded
+    try:
+        imported = import_points(args.course, args.assignment, out)
+    except GradebookError as error:
+        print(f"python -m autograder nbgrader-import: error: {error}", file=sys.stderr)
+        return 2
+    for item in imported:
+        note = f"; not in the gradebook: {', '.join(item.missing)}" if item.missing else ""
+        print(f"{printable(item.student)}: nbgrader {item.before:g} -> jailed {item.after:g}{note}")
+    if any(item.missing for item in imported):
+        print(f"run `nbgrader autograde {args.assignment}` first for the students named above")
+        return 1
+    return 0

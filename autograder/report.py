@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import fcntl
+import hashlib
 import io
 import json
 import os
@@ -10,8 +12,12 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.rules import RULE_IDS
+
+if TYPE_CHECKING:
+    from autograder.sandbox import Limits
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -172,3 +178,99 @@ def spreadsheet_text(text: str) -> str:
 
 def _number(value: float) -> str:
     return f"{value:g}"
+
+
+# -- the class saved in an output folder ------------------------------------------------
+
+MANIFEST = ".students.json"
+"""The students whose results this grader saved in an output folder, read before any
+submission runs: grades.csv is rebuilt from them, never from whatever folders exist."""
+
+
+def saved_students(out: Path) -> set[str]:
+    """The students this grader has saved in `out` (read before any submission runs)."""
+    try:
+        names = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    return {name for name in names if isinstance(name, str)} if isinstance(names, list) else set()
+
+
+def whole_class(out: Path, known: set[str], records: list[dict]) -> list[dict]:
+    """This run's records plus the saved results of every other student the grader knew
+    before the run: regrading one student keeps everyone else in grades.csv."""
+    graded = {record["student"] for record in records}
+    whole = list(records)
+    for student in sorted(known - graded):
+        try:
+            saved = json.loads((out / student / "results.json").read_text(encoding="utf-8"))
+            whole.append(saved["extra_data"]["record"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # its folder was removed by hand: the student has left the class
+    return whole
+
+
+# -- reusing a saved result, and one run per folder ---------------------------------------
+
+PACKAGES = ("autograder", "solutions", "games")
+
+
+def fingerprint() -> str:
+    """A hash of the grader, the reference and the toolkit: results are reused only if equal."""
+    digest = hashlib.sha256()
+    root = Path(__file__).resolve().parents[1]
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+class OutputLock:
+    """One grading run per output folder: a second one refuses with a clear message."""
+
+    def __init__(self, out: Path) -> None:
+        out.mkdir(parents=True, exist_ok=True)
+        self.path = out / ".grading.lock"
+        self.handle = open(self.path, "a+")  # noqa: SIM115 - held for the whole run
+
+    def __enter__(self) -> OutputLock:
+        try:
+            fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.handle.seek(0)
+            owner = self.handle.read().strip() or "another process"
+            self.handle.close()
+            raise SystemExit(
+                f"another grading run ({owner}) is writing to {self.path.parent}; wait for it to "
+                "finish or choose another --out folder"
+            ) from None
+        self.handle.seek(0)
+        self.handle.truncate()
+        self.handle.write(f"pid {os.getpid()}")
+        self.handle.flush()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        fcntl.flock(self.handle, fcntl.LOCK_UN)
+        self.handle.close()
+
+
+def grading_stamp(rule_ids: tuple[str, ...], isolation: str, limits: Limits, max_mb: float) -> str:
+    """What a saved result was graded under: the grader's code, the rules, the isolation and
+    the limits. A result is reused only under the same stamp, or one with weaker isolation."""
+    bounds = (
+        f"timeout={limits.timeout:g},budget={limits.budget:g},memory={limits.memory_mb},"
+        f"max_size={max_mb:g}"
+    )
+    return f"{fingerprint()}:{','.join(rule_ids)}|{isolation}|{bounds}"
+
+
+def reusable(previous: str, current: str) -> bool:
+    """Whether a result stamped `previous` may stand for one graded now under `current`: the
+    same grader, rules and limits, and isolation at least as strong (a result graded without
+    the jail is graded again where the jail is available)."""
+    if previous == current:
+        return True
+    old, new = previous.split("|"), current.split("|")
+    return len(old) == len(new) == 3 and old[::2] == new[::2] and old[1] == "jail"

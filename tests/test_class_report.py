@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from autograder import class_report
+from autograder import class_report, report, terminal
 from autograder.cli import main
 from autograder.rules import RULE_IDS
 
@@ -92,10 +92,10 @@ def test_the_terminal_table_fits_80_columns_and_shows_every_rules_points() -> No
         _record("eve[bold]x\x1b[31m", {}, status="could not load"),
     ]
     console = Console(width=80, record=True, color_system=None)
-    console.print(class_report.terminal_table(records))
+    console.print(terminal.terminal_table(records))
     text = console.export_text()
     assert max(len(line) for line in text.splitlines()) <= 80
-    for short in class_report.SHORT_NAMES.values():
+    for short in terminal.SHORT_NAMES.values():
         assert short in text
     assert re.search(r"\b7\b", text) and "67/70" in text
     assert "eve[bold]x" in text and "\x1b" not in text
@@ -150,7 +150,7 @@ def test_regrading_one_student_keeps_everyone_else(graded: Path, tmp_path: Path)
     with open(out / "grades.csv", newline="") as handle:
         students = [row["student"] for row in csv.DictReader(handle)]
     assert students == sorted(STUDENTS)
-    assert json.loads((out / class_report.MANIFEST).read_text()) == sorted(STUDENTS)
+    assert json.loads((out / report.MANIFEST).read_text()) == sorted(STUDENTS)
     page = (out / "class.html").read_text()
     assert "ghost" not in page and "rupert_broken_json" in page
 

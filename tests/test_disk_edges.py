@@ -174,7 +174,7 @@ def test_a_submission_over_the_size_cap_is_refused_without_being_read(tmp_path: 
 
 
 def test_a_result_is_reused_only_under_the_same_limits_and_isolation_as_strong() -> None:
-    from autograder.cli import reusable
+    from autograder.report import reusable
 
     base = "abc:minimax_value|{}|timeout=10,memory=2048,max_size=20"
     assert reusable(base.format("jail"), base.format("jail"))

@@ -9,9 +9,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.cli import OutputLock, main
+from autograder.cli import main
 from autograder.load import NotebookError, Submission, _code_sources, discover, load, strip_magics
-from autograder.report import grades_csv, write_atomically
+from autograder.report import OutputLock, grades_csv, write_atomically
 
 ROOT = Path(__file__).resolve().parents[1]
 
