@@ -225,8 +225,12 @@ class StudentProcess:
         here and counted. The process is killed on a time-out or a broken protocol; the caller
         may start it again for the next call.
 
-        Each state sent gets a fresh random token, and the student can name a state only by its
-        token: `served` maps the tokens of this call to (state, legal actions).
+        States are values, as the protocol promises: within one call, every state gets one
+        random token, so two paths to the same position (a transposition) give the student equal
+        states, and a transposition table keyed by state works as it would on the real game.
+        Tokens are drawn afresh for every call, so nothing the student keeps names a state of
+        another call. The student can name a state only by its token: `served` maps the tokens
+        of this call to (state, legal actions), `named` each state served to its token.
         """
         started = time.monotonic()
         deadline = started + self.limits.timeout
@@ -234,6 +238,7 @@ class StudentProcess:
         tokens = _random_tokens()
         root, info = next(tokens), _info(game, state, evaluate)
         served: dict[int, tuple[Any, list]] = {root: (state, info[1])}
+        named: dict[Any, int] = {state: root}
         try:
             self._send(
                 {
@@ -247,7 +252,7 @@ class StudentProcess:
                 deadline,
             )
             message = self._serve(
-                game, evaluate, served, tokens, outcome, record, deadline, max_states
+                game, evaluate, (served, named, tokens), outcome, record, deadline, max_states
             )
             op = message.get("op")
             if op == "return":
@@ -268,8 +273,7 @@ class StudentProcess:
         self,
         game: Game,
         evaluate,
-        served: dict,
-        tokens: Iterator[int],
+        names: tuple[dict, dict, Iterator[int]],
         outcome: CallOutcome,
         record: bool,
         deadline: float,
@@ -280,8 +284,10 @@ class StudentProcess:
         One turn of this loop per state the student's search generates, so it is kept short:
         a whole request is usually the only thing in one read, and a child already served to
         an earlier submission (all are graded on the same instances) comes from `_CHILDREN`
-        with its info marshalled; it is still counted, and recorded, every time.
+        with its info marshalled; it is still counted, and recorded, every time. A position
+        served before in this call is sent under the token it had (see `call`).
         """
+        served, named, tokens = names
         children, generated, count = _CHILDREN, outcome.generated if record else None, 0
         read, write, monotonic, read_fd, write_fd = os.read, os.write, time.monotonic, *self._fds()
         head, whole, unpack_request = _REQUEST_HEAD, _REQUEST_FRAME, _TOKEN_INDEX.unpack_from
@@ -327,10 +333,12 @@ class StudentProcess:
                     )
                 if generated is not None:
                     generated.append(state)
-                token = next(tokens)
-                while token in served:  # 64 random bits: never in practice
+                token = named.get(state)
+                if token is None:
                     token = next(tokens)
-                served[token] = (state, actions)
+                    while token in served:  # 64 random bits: never in practice
+                        token = next(tokens)
+                    served[token], named[state] = (state, actions), token
                 frame = header + token.to_bytes(8, "big") + encoded
                 try:
                     written = write(write_fd, frame)
