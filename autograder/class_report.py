@@ -25,17 +25,20 @@ if TYPE_CHECKING:
 _PRUNING_WORDS = "your count equals that of a search where "
 _VALUE_WORDS = "your value equals what a search gives when "
 _MISTAKES = (
+    ("looks one ply further than asked", "depth convention: searches one ply too deep"),
+    ("looks one ply less than asked", "depth convention: searches one ply too shallow"),
+    ("that value is a cut-off's bound", "a later move kept on a tie with a cut-off's bound"),
     ("is max/min the right way round", "max and min the wrong way round (picks the worst move)"),
     ("it is the last action", "the best move is replaced on ties or by the last action examined"),
     ("each root child with a fresh window", "the root searches each child with a fresh window"),
     ("fewer states than a correct alpha-beta", "prunes before a branch is proven irrelevant"),
-    ("looks one ply further than asked", "depth convention: searches one ply too deep"),
-    ("looks one ply less than asked", "depth convention: searches one ply too shallow"),
     ("scored from the wrong side", "the evaluation is scored from the wrong side at odd depths"),
     ("check that terminal states use utility", "terminal states or a utility of 0 mishandled"),
+    ("is the value of action", "a decision that returns a value instead of an action"),
     ("a decision must be one of the legal actions", "a decision that is not a legal action"),
     ("a value must be a plain int or float", "a value that is not a number"),
     ("an infinite value", "an infinite value: a running value never updated"),
+    ("looks like a starting sentinel", "a finite starting value returned at a finished game"),
     ("write the function body", "a function not written yet"),
     ("is not defined", "a function not defined"),
     ("an infinite loop, or a search far larger", "no answer in time"),

@@ -7,7 +7,7 @@ on the same instance, the feedback names that mistake as the likely cause.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -27,12 +27,39 @@ class Variant:
     start: float = math.inf  # running values start at -start / +start
     max_start_zero: bool = False  # a MAX node starts its running value at 0
     every_level_max: bool = False  # players never alternate
+    bound_as_exact: bool = False  # a transposition table stores every result as exact
 
 
-def search(game: Game, state: Any, variant: Variant, alpha=-math.inf, beta=math.inf) -> float:
-    """Alpha-beta with the mistakes of `variant` switched on."""
+def search(
+    game: Game,
+    state: Any,
+    variant: Variant,
+    alpha=-math.inf,
+    beta=math.inf,
+    depth: int | None = None,
+    evaluate=None,
+    table: dict | None = None,
+) -> float:
+    """Alpha-beta with the mistakes of `variant` switched on, to `depth` plies if one is given.
+
+    With `bound_as_exact`, a table keyed by state (one per top-level call, as a student keeps
+    it) returns whatever was stored, even a result that was only a bound in its own window.
+    """
     if game.is_terminal(state):
         return game.utility(state)
+    if depth == 0:
+        return evaluate(state)
+    if variant.bound_as_exact:
+        table = {} if table is None else table
+        if state in table:
+            return table[state]
+    value = _search_children(game, state, variant, alpha, beta, depth, evaluate, table)
+    if table is not None:
+        table[state] = value
+    return value
+
+
+def _search_children(game, state, variant, alpha, beta, depth, evaluate, table) -> float:
     maximising = variant.every_level_max or game.to_move(state) == MAX
     actions = game.actions(state)
     children = [game.result(state, a) for a in actions] if variant.eager else None
@@ -42,7 +69,8 @@ def search(game: Game, state: Any, variant: Variant, alpha=-math.inf, beta=math.
         child = children[index] if children is not None else game.result(state, action)
         leaf_children = leaf_children and game.is_terminal(child)
         window = (-math.inf, math.inf) if variant.fresh_window else (alpha, beta)
-        found = search(game, child, variant, *window)
+        below = None if depth is None else depth - 1
+        found = search(game, child, variant, *window, below, evaluate, table)
         if maximising:
             value = max(value, found)
             alpha = max(alpha, value)
@@ -57,22 +85,37 @@ def search(game: Game, state: Any, variant: Variant, alpha=-math.inf, beta=math.
     return value
 
 
-def decide(game: Game, state: Any, variant: Variant, carry_window: bool = True) -> Any:
-    """The root decision of `variant`, carrying the window into later children if asked."""
+def decide(
+    game: Game,
+    state: Any,
+    variant: Variant,
+    carry_window: bool = True,
+    later_ties: bool = False,
+    depth: int | None = None,
+    evaluate=None,
+) -> Any:
+    """The root decision of `variant`, carrying the window into later children if asked.
+
+    With `later_ties`, a later action replaces the best one when its value only equals the
+    best: with the window carried, that value may be a cut-off's bound, not the action's value.
+    """
     maximising = game.to_move(state) == MAX
     alpha, beta, best = -math.inf, math.inf, None
+    below = None if depth is None else depth - 1
     for action in game.actions(state):
         window = (alpha, beta) if carry_window else (-math.inf, math.inf)
-        value = search(game, game.result(state, action), variant, *window)
-        if maximising and (best is None or value > alpha):
-            best, alpha = action, value
-        elif not maximising and (best is None or value < beta):
-            best, beta = action, value
+        value = search(game, game.result(state, action), variant, *window, below, evaluate)
+        better = value >= alpha if maximising else value <= beta
+        if not later_ties:
+            better = value > alpha if maximising else value < beta
+        if best is None or better:
+            best = action
+            alpha, beta = (value, beta) if maximising else (alpha, value)
     return best
 
 
 PRUNING_CAUSES = {
-    "a strict cut-off (alpha > beta): ties would prune too with alpha >= beta": Variant(
+    "cut-offs are strict (alpha > beta): with alpha >= beta, ties would prune too": Variant(
         strict=True
     ),
     "children are searched with a fresh (-inf, +inf) window instead of the current alpha and "
@@ -94,6 +137,9 @@ VALUE_CAUSES = {
     "running values start at -1/+1 instead of -inf/+inf (fine only while utilities stay in "
     "-1..1)": Variant(start=1),
     "players do not alternate: every level maximises": Variant(every_level_max=True),
+    "a transposition table stores a result as exact even when it was a cut-off's bound (store "
+    "whether it is exact, a lower or an upper bound, and use a bound only to narrow the window "
+    "or to cut off)": Variant(bound_as_exact=True),
 }
 
 
@@ -137,16 +183,67 @@ def value_cause(game: Game, state: Any, got: Any) -> str:
 
 @lru_cache(maxsize=4096)
 def variant_value(game: Game, state: Any, variant: Variant) -> float | None:
-    """The value a mistaken (unpruned) search gives here; None if it cannot finish."""
+    """The value a mistaken search gives here; None if it cannot finish.
+
+    Unpruned, so that only the mistake changes the value, except for a table that stores
+    bounds as exact, whose mistake needs the bounds pruning makes.
+    """
     try:
-        return search(game, state, Variant(prune=False, **_fields(variant)))
+        return search(game, state, replace(variant, prune=variant.bound_as_exact))
     except (TypeError, ValueError):
         return None
 
 
-def _fields(variant: Variant) -> dict:
-    return {
-        name: getattr(variant, name)
-        for name in ("start", "max_start_zero", "every_level_max")
-        if getattr(variant, name) != getattr(Variant(), name)
-    }
+TIE_WITH_A_BOUND = (
+    "a later action is kept when its value only equals the best one, but with the window "
+    "carried into the later children that value is a cut-off's bound, and the action may be "
+    "worse: replace the best action only on a strict improvement (> for MAX, < for MIN)"
+)
+
+
+def depth_convention(depth: int, searched: int) -> str:
+    """The hint for a search that looks `searched` plies deep when `depth` were asked."""
+    words = "further" if searched > depth else "less"
+    return (
+        f"your search looks one ply {words} than asked (as a search to depth {searched}). Here "
+        "depth counts the plies still allowed: depth 0 evaluates the state itself, and a "
+        f"decision at depth {depth} scores each action by its child searched with depth "
+        f"{depth - 1}"
+        + (
+            ". The textbook convention that starts the root's children at depth 1 and cuts "
+            "off when depth > limit looks one ply further"
+            if searched > depth
+            else ""
+        )
+    )
+
+
+def decision_hints(
+    game: Game, state: Any, optimal: tuple, depth: int | None = None, evaluate=None
+) -> dict:
+    """Wrong actions a known mistake picks here, each with the hint that names the mistake.
+
+    A depth-limited decision is also searched one ply deeper and one ply shallower: an action
+    that is best there is a depth-convention mistake, not a max/min mistake.
+    """
+    hints: dict = {}
+    if depth is not None:
+        from solutions.depth_limited import depth_limited_value
+
+        actions = game.actions(state)
+        pick = max if game.to_move(state) == MAX else min
+        for searched in (depth + 1, depth - 1):
+            if searched < 1:
+                continue
+            values = [
+                depth_limited_value(game, game.result(state, a), searched - 1, evaluate)
+                for a in actions
+            ]
+            best = pick(values)
+            for action, value in zip(actions, values, strict=True):
+                if value == best and action not in optimal:
+                    hints.setdefault(action, depth_convention(depth, searched))
+    tied = decide(game, state, Variant(), later_ties=True, depth=depth, evaluate=evaluate)
+    if tied not in optimal:
+        hints.setdefault(tied, TIE_WITH_A_BOUND)
+    return hints

@@ -232,6 +232,41 @@ def tictactoe_decisions(empties: tuple[int, int] = (3, 5)) -> list[Instance]:
     )
 
 
+def select_transpositions(empties: tuple[int, int]) -> tuple[str, ...]:
+    """Search for two positions (MAX, then MIN to move) that many move orders reach inside.
+
+    In each, a transposition table that stores a result as exact even when it was only a
+    cut-off's bound (in its own window) returns a wrong value: a search with a correct table
+    gets them right, a table that ignores the window does not. In the second, no other known
+    mistake gives that wrong value, so the feedback can name the table.
+    """
+    from autograder.diagnosis import VALUE_CAUSES, Variant, search, variant_value
+
+    careless = Variant(bound_as_exact=True)
+    others = [v for v in VALUE_CAUSES.values() if v != careless]
+    values = _ttt_values()
+
+    def wrong(state: str, player: str, alone: bool) -> bool:
+        if TTT.is_terminal(state) or TTT.to_move(state) != player:
+            return False
+        value = search(TTT, state, careless)
+        if value == values[state]:
+            return False
+        return not alone or all(variant_value(TTT, state, v) != value for v in others)
+
+    return (
+        *_ttt_positions(lambda s: wrong(s, MAX, False), 1, 21, empties),
+        *_ttt_positions(lambda s: wrong(s, MIN, True), 1, 22, empties),
+    )
+
+
+def tictactoe_transpositions(empties: tuple[int, int] = (5, 7)) -> list[Instance]:
+    """Positions where transpositions matter, as `select_transpositions` picks them (frozen in
+    `TRANSPOSITIONS`)."""
+    chosen = _frozen(TRANSPOSITIONS, empties, lambda: select_transpositions(empties))
+    return [_ttt("positions reached again by other move orders", state) for state in chosen]
+
+
 # Random trees whose root has one best move.
 
 
@@ -393,6 +428,49 @@ def depth_limited_tictactoe(decisions: bool) -> list[Instance]:
     ]
 
 
+def select_depth_limited_ties(count: int) -> tuple[tuple[str, int], ...]:
+    """Search for (position, depth) pairs where a tie with a cut-off's bound misleads.
+
+    A decision that carries its window into the later actions and keeps a later action whose
+    value only equals the best picks a worse move in each (depth 2 or 3: a cut-off needs a
+    search below the root's children).
+    """
+    from autograder.diagnosis import Variant, decide
+    from solutions.depth_limited import depth_limited_value
+
+    rng = random.Random(13)
+    pool = sorted(s for s in _ttt_values() if 4 <= s.count(".") <= 7 and not TTT.is_terminal(s))
+    found: list[tuple[str, int]] = []
+    while len(found) < count:
+        state, depth = rng.choice(pool), 2 + len(found) % 2
+        values = {
+            a: depth_limited_value(TTT, TTT.result(state, a), depth - 1, tictactoe_evaluation)
+            for a in TTT.actions(state)
+        }
+        best = (max if TTT.to_move(state) == MAX else min)(values.values())
+        tied = decide(TTT, state, Variant(), True, True, depth, tictactoe_evaluation)
+        if values[tied] != best and (state, depth) not in found:
+            found.append((state, depth))
+    return tuple(found)
+
+
+def depth_limited_ties(count: int = 2) -> list[Instance]:
+    """Positions where a later action ties the best with a cut-off's bound, searched with
+    `tictactoe_evaluation`, as `select_depth_limited_ties` picks them (frozen in
+    `DEPTH_LIMITED_TIES`)."""
+    chosen = _frozen(DEPTH_LIMITED_TIES, count, lambda: select_depth_limited_ties(count))
+    return [
+        _ttt(
+            f"depth {depth}, a later move ties the best at a cut-off",
+            state,
+            depth=depth,
+            evaluate=tictactoe_evaluation,
+            evaluation="open lines (X's count double), centre bonus",
+        )
+        for state, depth in chosen
+    ]
+
+
 # Connect Four end-games.
 
 
@@ -457,6 +535,8 @@ def frozen_tables() -> dict[str, dict]:
         "DEPTH_LIMITED_TICTACTOE",
         "TREE_DECISIONS",
         "CONNECT_FOUR_ENDGAMES",
+        "TRANSPOSITIONS",
+        "DEPTH_LIMITED_TIES",
     )
     return {name: globals()[name] for name in names}
 
@@ -473,6 +553,8 @@ def frozen_selections() -> dict[str, dict]:
         "CONNECT_FOUR_ENDGAMES": {
             key: select_connect_four_endgames(*key) for key in CONNECT_FOUR_ENDGAMES
         },
+        "TRANSPOSITIONS": {e: select_transpositions(e) for e in TRANSPOSITIONS},
+        "DEPTH_LIMITED_TIES": {n: select_depth_limited_ties(n) for n in DEPTH_LIMITED_TIES},
     }
 
 
@@ -580,6 +662,14 @@ CONNECT_FOUR_ENDGAMES: dict[tuple[int, int, tuple[int, int]], tuple[str, ...]] =
         "7322643721114672331161736474224",
         "171656533645152114316233722445745",
     ),
+}
+
+TRANSPOSITIONS: dict[tuple[int, int], tuple[str, ...]] = {
+    (5, 7): ("..O...XXO", "....OXX.."),
+}
+
+DEPTH_LIMITED_TIES: dict[int, tuple[tuple[str, int], ...]] = {
+    2: (("X.OO.X..X", 2), (".XOX...XO", 3)),
 }
 
 

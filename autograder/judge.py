@@ -8,6 +8,7 @@ from typing import Any
 
 from autograder import diagnosis
 from autograder.instances import Instance
+from autograder.notebook_checks import decision_hint, not_an_action_hint, sentinel_hint
 from autograder.rules import PRUNING_SLACK, Group, Rule
 from autograder.sandbox import CallOutcome
 from games import MAX, CountingGame, RecordingGame
@@ -16,6 +17,7 @@ from solutions import (
     alphabeta_value,
     depth_limited_value,
 )
+from solutions.strong import TranspositionTable, alphabeta_tt_value
 
 DEPTH_LIMITED = ("depth_limited_value", "depth_limited_decision")
 
@@ -30,6 +32,8 @@ class Expected:
     states: int | None = None
     generated: tuple = ()
     state_cap: int = 0  # the most states a call may generate here (see `STATES_MULTIPLE`)
+    fewest: int | None = None  # the fewest states a correct alpha-beta generates (`_fewest`)
+    hints: tuple = ()  # (action, hint) for the wrong actions a known mistake picks
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,21 @@ def _state_cap(game, state) -> int:
     return max(STATES_FLOOR, STATES_MULTIPLE * counted.states_generated)
 
 
+def _fewest(game, state, decision: bool) -> int:
+    """The fewest states a correct alpha-beta may generate here: the reference's count, or
+    fewer where a transposition table (one per call, shared by the root's children) finds
+    positions again by other move orders. Below this, pruning has cut off too much."""
+    counted, table = CountingGame(game), TranspositionTable()
+    if not decision:
+        alphabeta_tt_value(counted, state, table=table)
+    elif not game.is_terminal(state):
+        alpha, beta, maximising = -math.inf, math.inf, game.to_move(state) == MAX
+        for action in game.actions(state):
+            value = alphabeta_tt_value(counted, counted.result(state, action), alpha, beta, table)
+            alpha, beta = (max(alpha, value), beta) if maximising else (alpha, min(beta, value))
+    return counted.states_generated
+
+
 def expected(function: str, instance: Instance) -> Expected:
     """The reference answer, computed once per grading run and cached."""
     key = (function, id(instance))
@@ -99,6 +118,7 @@ def _compute(function: str, instance: Instance) -> Expected:
             states=counted.states_generated,
             generated=tuple(counted.generated),
             state_cap=_state_cap(game, state),
+            fewest=min(counted.states_generated, _fewest(game, state, decision=False)),
         )
     children = []
     for action in game.actions(state):
@@ -109,6 +129,7 @@ def _compute(function: str, instance: Instance) -> Expected:
     optimal = tuple(a for a, v in zip(game.actions(state), children, strict=True) if v == best)
     counted = RecordingGame(game)
     alphabeta_decision(counted, state)
+    hints = diagnosis.decision_hints(game, state, optimal, instance.depth, instance.evaluate)
     return Expected(
         value=best,
         optimal=optimal,
@@ -116,6 +137,8 @@ def _compute(function: str, instance: Instance) -> Expected:
         states=counted.states_generated,
         generated=tuple(counted.generated),
         state_cap=max(STATES_FLOOR, STATES_MULTIPLE * counted.states_generated),
+        fewest=min(counted.states_generated, _fewest(game, state, decision=True)),
+        hints=tuple(hints.items()),
     )
 
 
@@ -212,6 +235,8 @@ def judge_value(instance: Instance, outcome: CallOutcome, want: Expected) -> Ver
 def _value_hint(instance: Instance, number: float) -> str:
     if math.isinf(number):
         return "an infinite value: a running value that was never updated (no child examined?)"
+    if sentinel_hint(number):
+        return sentinel_hint(number)
     game, state = instance.game, instance.state
     if instance.depth is not None:
         for shift, words in ((1, "one ply further"), (-1, "one ply less")):
@@ -263,21 +288,12 @@ def judge_decision(instance: Instance, outcome: CallOutcome, want: Expected) -> 
     got = show(outcome.value)
     matches = [a for a in legal if type(a) is type(action) and a == action]
     if not matches:
-        hint = f"a decision must be one of the legal actions {legal}"
-        if action is None:
-            hint += "; None usually means no action ever beat the starting best value"
-        elif isinstance(outcome.value, dict) and "object" not in outcome.value:
-            hint += "; it looks like a state or a pair, not an action"
+        hint = not_an_action_hint(legal, list(want.child_values), want.optimal, action)
         return Verdict(passed=False, got=got, hint=hint, **base)
     if matches[0] in want.optimal:
         return Verdict(passed=True, got=got, **base)
-    value = values[matches[0]]
-    worst = (min if instance.game.to_move(instance.state) == MAX else max)(want.child_values)
-    hint = f"that action is worth {value!r}, the best is worth {want.value!r}"
-    if value == worst and len(set(want.child_values)) > 1:
-        hint += "; it is the worst action for the player to move: is max/min the right way round?"
-    elif matches[0] == legal[-1]:
-        hint += "; it is the last action: is the best action updated only on an improvement?"
+    to_move = instance.game.to_move(instance.state)
+    hint = decision_hint(legal, to_move, list(want.child_values), matches[0], dict(want.hints))
     return Verdict(passed=False, got=got, hint=hint, **base)
 
 
@@ -305,10 +321,11 @@ def judge_pruning(
     if not answer.passed:
         hint = "pruning points go only with correct answers: " + (answer.hint or "see above")
         return Verdict(passed=False, got=got, hint=hint, **base)
-    floor = math.ceil(want.states / PRUNING_SLACK)
+    floor = math.ceil(want.fewest / PRUNING_SLACK)
     if outcome.states_generated < floor:
         hint = (
-            f"fewer states than a correct alpha-beta generates here (at least {floor:,}): some "
+            f"fewer states than a correct alpha-beta generates here, even with a transposition "
+            f"table (at least {floor:,}): some "
             "branch is cut off before it is proven irrelevant (for example beta = min(alpha, "
             "value) in the MIN case), so right answers here are luck"
         )

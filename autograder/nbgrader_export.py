@@ -40,6 +40,9 @@ GRADING_HELPERS = (
     "_stop_alarm",
     "graded_call",
     "failure_text",
+    "sentinel_hint",
+    "decision_hint",
+    "not_an_action_hint",
     "judge_value",
     "judge_decision",
     "judge_pruning",
@@ -56,6 +59,9 @@ SELF_CHECK_HELPERS = (
     "_start_alarm",
     "_stop_alarm",
     "failure_text",
+    "sentinel_hint",
+    "decision_hint",
+    "not_an_action_hint",
     "judge_value",
     "judge_decision",
     "judge_pruning",
@@ -199,13 +205,7 @@ def value_hints(instance: Instance, correct: float) -> dict[float, str]:
     game, state = instance.game, instance.state
     if instance.depth is None:
         for variant in diagnosis.VALUE_CAUSES.values():
-            fields = diagnosis._fields(variant)
-            try:
-                candidates.add(
-                    diagnosis.search(game, state, diagnosis.Variant(prune=False, **fields))
-                )
-            except (TypeError, ValueError):
-                continue
+            candidates.add(diagnosis.variant_value(game, state, variant))
     else:
         from solutions.depth_limited import depth_limited_value
 
@@ -267,12 +267,15 @@ def case_literal(rule: Rule, group: Group, instance: Instance) -> str:
     if group.function.endswith("_decision"):
         fields.append(("optimal", repr(tuple(want.optimal))))
         fields.append(("child_values", repr(list(want.child_values))))
+        fields.append(("hints", _mapping(dict(want.hints))))
     else:
         fields.append(("value", _number(want.value)))
         hints = value_hints(instance, want.value) if rule.kind != "pruning" else {}
         fields.append(("hints", _mapping(hints)))
     if rule.kind == "pruning":
         fields.append(("states", repr(want.states)))
+        if want.fewest != want.states:
+            fields.append(("fewest", repr(want.fewest)))
         decision = group.function.endswith("_decision")
         fields.append(("causes", _mapping(pruning_causes(instance, decision, want.states))))
     body = "".join(

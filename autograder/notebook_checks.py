@@ -17,7 +17,8 @@ The hidden tests judge exactly as `autograder.judge` does, so that `nbgrader aut
 
 What the kernel cannot copy from the sandbox: student code runs in the same process as the
 tests, so nbgrader's grading is not tamper-resistant, and a search that keeps a table of states
-between calls is served real states here (the sandbox hands out fresh tokens on every call).
+between calls finds them again here (the sandbox serves equal positions as equal states within a
+call, as here, but draws new tokens for every call).
 """
 
 from __future__ import annotations
@@ -173,6 +174,65 @@ def failure_text(outcome: dict) -> tuple[str, str]:
     return "not run", outcome["error"]
 
 
+def sentinel_hint(value: float) -> str:
+    """A hint if `value` looks like a running value's finite starting sentinel, else "".
+
+    A whole number of at least 999 whose digits are all 9s, or a 1 and 0s, or a largest
+    machine integer, looks like a start chosen to be beaten (-9999, 1000, 10**9, 2**31 - 1):
+    no instance's utilities or evaluations come near it.
+    """
+    if not math.isfinite(value) or abs(value) < 999 or abs(value) != int(abs(value)):
+        return ""
+    digits = str(int(abs(value)))
+    looks = set(digits) == {"9"} or (digits[0] == "1" and set(digits[1:]) == {"0"})
+    if not looks and abs(value) not in (2**31 - 1, 2**63 - 1):
+        return ""
+    return (
+        f"{value!r} looks like a starting sentinel: a running value that no child replaced. A "
+        "state without actions is a finished game: test is_terminal(state) first and return "
+        "utility(state), at every node and inside the horizon too"
+    )
+
+
+def decision_hint(
+    legal: list, to_move: str, child_values: list, chosen, hints: dict | None = None
+) -> str:
+    """Why the legal action `chosen` is not optimal: its value, and the likely mistake.
+
+    `hints` maps actions a known mistake picks (precomputed by the grader) to the hint that
+    names the mistake; otherwise picking the worst or the last action is named.
+    """
+    values = dict(zip(legal, child_values, strict=True))
+    pick, worst_of = (max, min) if to_move == MAX else (min, max)
+    hint = f"that action is worth {values[chosen]!r}, the best is worth {pick(child_values)!r}"
+    known = (hints or {}).get(chosen)
+    if known:
+        return f"{hint}; {known}"
+    if values[chosen] == worst_of(child_values) and len(set(child_values)) > 1:
+        hint += "; it is the worst action for the player to move: is max/min the right way round?"
+    elif chosen == legal[-1]:
+        hint += "; it is the last action: is the best action updated only on an improvement?"
+    return hint
+
+
+def not_an_action_hint(legal: list, child_values: list, optimal: tuple, returned) -> str:
+    """Why `returned` is not a decision: what it looks like instead."""
+    hint = f"a decision must be one of the legal actions {legal}"
+    if returned is None:
+        return hint + "; None usually means no action ever beat the starting best value"
+    if type(returned) in (int, float):
+        valued = [a for a, v in zip(legal, child_values, strict=True) if v == returned]
+        if valued:
+            action = next((a for a in valued if a in optimal), valued[0])
+            return (
+                f"{returned!r} is the value of action {action!r}: a decision returns the action "
+                f"itself, one of {legal}"
+            )
+    if isinstance(returned, tuple | list):
+        hint += "; it looks like a state or a pair, not an action"
+    return hint
+
+
 def judge_value(case: dict, outcome: dict) -> tuple[bool, str, str]:
     """(passed, what came back, hint) for a value, as `autograder.judge.judge_value`."""
     if outcome["status"] != "returned":
@@ -186,6 +246,8 @@ def judge_value(case: dict, outcome: dict) -> tuple[bool, str, str]:
         return True, repr(value), ""
     if math.isinf(value):
         hint = "an infinite value: a running value that was never updated (no child examined?)"
+    elif sentinel_hint(value):
+        hint = sentinel_hint(value)
     elif value in case.get("hints", {}):
         hint = case["hints"][value]
     elif len(case["args"]) == 2:  # depth-limited: (depth, evaluate)
@@ -206,22 +268,13 @@ def judge_decision(case: dict, outcome: dict) -> tuple[bool, str, str]:
     legal = game.actions(state)
     matches = [a for a in legal if type(a) is type(action) and a == action]
     if not matches:
-        hint = f"a decision must be one of the legal actions {legal}"
-        if action is None:
-            hint += "; None usually means no action ever beat the starting best value"
-        elif isinstance(action, tuple | list):
-            hint += "; it looks like a state or a pair, not an action"
+        hint = not_an_action_hint(legal, case["child_values"], case["optimal"], action)
         return False, repr(action), hint
     if matches[0] in case["optimal"]:
         return True, repr(action), ""
-    values = dict(zip(legal, case["child_values"], strict=True))
-    best = values[case["optimal"][0]]
-    worst = (min if game.to_move(state) == MAX else max)(case["child_values"])
-    hint = f"that action is worth {values[matches[0]]!r}, the best is worth {best!r}"
-    if values[matches[0]] == worst and len(set(case["child_values"])) > 1:
-        hint += "; it is the worst action for the player to move: is max/min the right way round?"
-    elif matches[0] == legal[-1]:
-        hint += "; it is the last action: is the best action updated only on an improvement?"
+    hint = decision_hint(
+        legal, game.to_move(state), case["child_values"], matches[0], case.get("hints")
+    )
     return False, repr(action), hint
 
 
@@ -231,11 +284,12 @@ def judge_pruning(case: dict, outcome: dict, decision: bool, slack: float):
     got = f"{outcome['states']:,} states generated; {got}"
     if not passed:
         return False, got, "pruning points go only with correct answers: " + (hint or "see above")
-    fewest = math.ceil(case["states"] / slack)
+    fewest = math.ceil(case.get("fewest", case["states"]) / slack)
     most = math.floor(case["states"] * slack)
     if outcome["states"] < fewest:
         hint = (
-            f"fewer states than a correct alpha-beta generates here (at least {fewest:,}): some "
+            f"fewer states than a correct alpha-beta generates here, even with a transposition "
+            f"table (at least {fewest:,}): some "
             "branch is cut off before it is proven irrelevant (for example beta = min(alpha, "
             "value) in the MIN case), so right answers here are luck"
         )

@@ -93,7 +93,7 @@ def rules() -> tuple[Rule, ...]:
     tie_free = tuple(make.seeded_trees(6, seed=2, distinct=True, branching=(3, 4), depth=5,
                                        low=-500, high=500))  # fmt: skip
     ttt_values = tuple(make.tictactoe_values((3, 5)))
-    ttt_values_deep = tuple(make.tictactoe_values((5, 8)))
+    ttt_values_deep = (*make.tictactoe_values((5, 8)), *make.tictactoe_transpositions((5, 7)))
     c4_values = tuple(make.connect_four_endgames(5, seed=7, empties=(6, 8)))
     c4_values_deep = tuple(make.connect_four_endgames(5, seed=8, empties=(9, 11)))
     tree_moves = tuple(make.tree_decisions(6, seed=3))
@@ -101,7 +101,7 @@ def rules() -> tuple[Rule, ...]:
     ttt_moves_deep = tuple(make.tictactoe_decisions((5, 8)))
     depth_trees = tuple(make.depth_limited_trees())
     depth_ttt_values = tuple(make.depth_limited_tictactoe(decisions=False))
-    depth_ttt_moves = tuple(make.depth_limited_tictactoe(decisions=True))
+    depth_ttt_moves = (*make.depth_limited_tictactoe(decisions=True), *make.depth_limited_ties(2))
     depth_tree_moves = tuple(i for i in depth_trees if i.depth and i.depth >= 1)
 
     def value_groups(function: str, ttt: tuple, c4: tuple) -> tuple[Group, ...]:

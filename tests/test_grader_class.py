@@ -76,7 +76,7 @@ def test_strict_cutoff_keeps_pruning_points_without_ties_and_loses_only_the_tie_
     assert [g["name"] for g in lost] == ["tic-tac-toe (ties everywhere)"]
     assert pruning["points"] == 15
     hint = next(v for v in lost[0]["verdicts"] if not v["passed"])["hint"]
-    assert "strict cut-off" in hint and "ties would prune" in hint
+    assert "cut-offs are strict" in hint and "ties would prune" in hint
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,373 @@
+"""States are values inside the grader too: transposition tables, ties at cut-offs, hints.
+
+Within one call the grader serves equal positions as equal states, so a transposition table
+works on the served game as on the real one; every call draws new tokens, so nothing carries over
+between test cases. A correct table earns full marks from the grader and from the notebooks'
+hidden tests alike, and a table that stores a cut-off's bound as exact loses the same groups in
+both. The decision hints name the depth convention, a value returned for an action, a tie with a
+cut-off's bound and a starting sentinel.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import diagnosis, judge, notebook_checks
+from autograder.grade import Settings, grade
+from autograder.load import Submission, load
+from autograder.nbgrader_export import grade_id
+from autograder.reference import reference_source
+from autograder.rules import rule, rules
+from autograder.sandbox import Limits, StudentProcess, build_import_view
+from games import MAX, GameTree, TicTacToe
+
+ROOT = Path(__file__).resolve().parents[1]
+GROUPS = {grade_id(r, g): (r.id, g.name) for r in rules() for g in r.groups}
+FAST = Limits(timeout=5.0, load_timeout=5.0, memory_mb=512, output_kb=64)
+
+# A correct alpha-beta with a transposition table: one table per call of alphabeta_value (the
+# decision shares one across the root's children), each entry marked exact, lower or upper.
+TABLE = """
+def alphabeta_value(game, state, alpha=-math.inf, beta=math.inf, table=None):
+    table = {} if table is None else table
+    if game.is_terminal(state):
+        return game.utility(state)
+    stored = table.get(state)
+    if stored is not None:
+        value, kind = stored
+        if kind == "exact" or (kind == "lower" and value >= beta) or (
+            kind == "upper" and value <= alpha
+        ):
+            return value
+        if kind == "lower":
+            alpha = max(alpha, value)
+        else:
+            beta = min(beta, value)
+    low, high = alpha, beta
+    maximising = game.to_move(state) == MAX
+    value = -math.inf if maximising else math.inf
+    for action in game.actions(state):
+        found = alphabeta_value(game, game.result(state, action), alpha, beta, table)
+        if maximising:
+            value = max(value, found)
+            if value >= beta:
+                break
+            alpha = max(alpha, value)
+        else:
+            value = min(value, found)
+            if value <= alpha:
+                break
+            beta = min(beta, value)
+    kind = "upper" if value <= low else "lower" if value >= high else "exact"
+    table[state] = (value, kind)
+    return value
+
+
+def alphabeta_decision(game, state):
+    maximising = game.to_move(state) == MAX
+    alpha, beta, best, table = -math.inf, math.inf, None, {}
+    for action in game.actions(state):
+        value = alphabeta_value(game, game.result(state, action), alpha, beta, table)
+        if maximising and (best is None or value > alpha):
+            best, alpha = action, value
+        elif not maximising and (best is None or value < beta):
+            best, beta = action, value
+    return best
+"""
+
+# The classic bug: a fail-hard result stored as exact, whatever window produced it.
+BOUND_AS_EXACT = """
+def alphabeta_value(game, state, alpha=-math.inf, beta=math.inf, table=None):
+    table = {} if table is None else table
+    if game.is_terminal(state):
+        return game.utility(state)
+    if state in table:
+        return table[state]
+    maximising = game.to_move(state) == MAX
+    for action in game.actions(state):
+        found = alphabeta_value(game, game.result(state, action), alpha, beta, table)
+        if maximising:
+            if found >= beta:
+                table[state] = beta
+                return beta
+            alpha = max(alpha, found)
+        elif found <= alpha:
+            table[state] = alpha
+            return alpha
+        else:
+            beta = min(beta, found)
+    table[state] = alpha if maximising else beta
+    return table[state]
+"""
+
+# Every child built first, then a later action kept when its value only ties the best: with the
+# window carried, that value may be a cut-off's bound (the reference's searches are fail-soft).
+LATER_TIES = """
+def _later_ties(search, game, state):
+    children = [(action, game.result(state, action)) for action in game.actions(state)]
+    maximising = game.to_move(state) == MAX
+    alpha, beta, best = -math.inf, math.inf, None
+    for action, child in children:
+        value = search(child, alpha, beta)
+        if maximising and value >= alpha:
+            best, alpha = action, value
+        elif not maximising and value <= beta:
+            best, beta = action, value
+    return best
+
+
+def _limited(game, state, depth, evaluate, alpha, beta):
+    if game.is_terminal(state):
+        return game.utility(state)
+    if depth == 0:
+        return evaluate(state)
+    maximising = game.to_move(state) == MAX
+    value = -math.inf if maximising else math.inf
+    for action in game.actions(state):
+        found = _limited(game, game.result(state, action), depth - 1, evaluate, alpha, beta)
+        if maximising:
+            value = max(value, found)
+            if value >= beta:
+                return value
+            alpha = max(alpha, value)
+        else:
+            value = min(value, found)
+            if value <= alpha:
+                return value
+            beta = min(beta, value)
+    return value
+
+
+def alphabeta_decision(game, state):
+    return _later_ties(lambda s, a, b: alphabeta_value(game, s, a, b), game, state)
+
+
+def depth_limited_decision(game, state, depth, evaluate):
+    search = lambda s, a, b: _limited(game, s, depth - 1, evaluate, a, b)  # noqa: E731
+    return _later_ties(search, game, state)
+"""
+
+
+@pytest.fixture(scope="module")
+def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_import_view(tmp_path_factory.mktemp("view"))
+
+
+def _grade(source: str, directory: Path, view: Path) -> dict:
+    path = directory / "student.py"
+    path.write_text(source, encoding="utf-8")
+    submission = Submission("student", (path,))
+    return grade(submission, load(submission), Settings(FAST, view))
+
+
+def _lost_by_grader(record: dict) -> set[tuple[str, str]]:
+    return {
+        (r["id"], g["name"])
+        for r in record["rules"]
+        for g in r["groups"]
+        if g["points"] < g["max_points"]
+    }
+
+
+def _lost_by_hidden_cells(source: str) -> set[tuple[str, str]]:
+    """The rule groups the bug hunt's hidden test cells fail, run as nbgrader's kernel runs
+    them: the student's code, the helper cell, then each graded cell in one namespace."""
+    notebook = nbformat.read(ROOT / "assignments/source/bug_hunt/bug_hunt.ipynb", as_version=4)
+    namespace: dict = {"__name__": "__main__"}
+    exec(source, namespace)
+    lost = set()
+    for cell in notebook.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade_id", "").endswith("_grading_helpers"):
+            exec(cell.source, namespace)
+        elif cell.cell_type == "code" and meta.get("grade") and meta.get("points"):
+            try:
+                exec(cell.source, namespace)
+            except AssertionError:
+                lost.add(GROUPS[meta["grade_id"]])
+    return lost
+
+
+def _groups(rule_id: str, *prefixes: str) -> set[tuple[str, str]]:
+    return {(rule_id, g.name) for g in rule(rule_id).groups if g.name.startswith(prefixes)}
+
+
+def test_two_move_orders_give_one_state_within_a_call_and_new_states_in_the_next(view: Path):
+    cells = [
+        (
+            1,
+            "SEEN = []\n"
+            "def minimax_value(game, state):\n"
+            "    a, b, c = game.actions(state)[:3]  # X a, O b, X c and X c, O b, X a\n"
+            "    one = game.result(game.result(game.result(state, a), b), c)\n"
+            "    two = game.result(game.result(game.result(state, c), b), a)\n"
+            "    SEEN.append(one)\n"
+            "    return [one == two, hash(one) == hash(two), one != game.result(state, a),\n"
+            "            len(SEEN) == 1 or SEEN[-2] != one]\n",
+        )
+    ]
+    process = StudentProcess(cells, ["minimax_value"], view, FAST)
+    game = TicTacToe()
+    try:
+        process.start()
+        for _ in range(2):
+            outcome = process.call("minimax_value", game, game.initial_state())
+            assert outcome.value == {"list": [True, True, True, True]}, outcome
+            assert outcome.states_generated == 7  # every `result` call counts, repeats too
+    finally:
+        process.close()
+
+
+def test_a_correct_transposition_table_earns_full_marks_from_the_grader_and_the_kernel(
+    tmp_path: Path, view: Path
+) -> None:
+    source = reference_source() + TABLE
+    record = _grade(source, tmp_path, view)
+    assert record["score"] == record["max_score"] == 100, _lost_by_grader(record)
+    assert _lost_by_hidden_cells(source) == set()
+
+
+def test_a_table_that_stores_a_bound_as_exact_loses_the_tictactoe_groups_in_both_graders(
+    tmp_path: Path, view: Path
+) -> None:
+    source = reference_source() + TABLE + BOUND_AS_EXACT
+    record = _grade(source, tmp_path, view)
+    lost = _lost_by_grader(record)
+    assert lost == (
+        _groups("alphabeta_value", "tic-tac-toe")
+        | _groups("alphabeta_pruning", "tic-tac-toe")
+        | _groups("alphabeta_decision", "tic-tac-toe")  # its decision shares the table
+    )
+    assert lost == _lost_by_hidden_cells(source)
+    hints = [
+        v["hint"]
+        for r in record["rules"]
+        for g in r["groups"]
+        for v in g["verdicts"]
+        if not v["passed"]
+    ]
+    assert any("transposition table stores a result as exact" in hint for hint in hints), hints
+
+
+def test_the_same_position_by_two_move_orders_is_a_graded_instance() -> None:
+    game, careless = TicTacToe(), diagnosis.Variant(bound_as_exact=True)
+    traps = [
+        i
+        for i in rule("alphabeta_value").groups[2].instances
+        if i.name.startswith("positions reached again")
+    ]
+    assert {game.to_move(i.state) for i in traps} == {"MAX", "MIN"}
+    for instance in traps:
+        want = judge.expected("alphabeta_value", instance)
+        assert diagnosis.search(game, instance.state, careless) != want.value
+
+
+def test_a_later_move_kept_on_a_tie_with_a_bound_loses_both_decision_rules(
+    tmp_path: Path, view: Path
+) -> None:
+    source = reference_source() + LATER_TIES
+    record = _grade(source, tmp_path, view)
+    lost = _lost_by_grader(record)
+    assert ("depth_limited_decision", "tic-tac-toe with a heuristic") in lost
+    assert ("alphabeta_decision", "tic-tac-toe: one best move") in lost
+    assert {rule_id for rule_id, _ in lost} == {"alphabeta_decision", "depth_limited_decision"}
+    assert lost == _lost_by_hidden_cells(source)
+    hints = [
+        v["hint"]
+        for r in record["rules"]
+        if r["id"] == "depth_limited_decision"
+        for g in r["groups"]
+        for v in g["verdicts"]
+        if not v["passed"]
+    ]
+    assert hints and all("a cut-off's bound" in hint for hint in hints), hints
+
+
+def test_a_transposition_table_may_generate_fewer_states_than_plain_alpha_beta() -> None:
+    """The pruning floor allows what a correct table saves, and no more."""
+    instance = rule("alphabeta_pruning").groups[2].instances[3]
+    want = judge.expected("alphabeta_value", instance)
+    assert want.fewest < want.states / 1.25  # a table saves more than the slack here
+    outcome = judge.CallOutcome("returned", value=want.value)
+    outcome.states_generated = math.ceil(want.fewest / 1.25)
+    assert judge.judge_pruning(instance, outcome, want, decision=False).passed
+    outcome.states_generated -= 1
+    verdict = judge.judge_pruning(instance, outcome, want, decision=False)
+    assert not verdict.passed and "fewer states than a correct alpha-beta" in verdict.hint
+
+
+def _decision_verdict(function: str, instance, returned) -> judge.Verdict:
+    want = judge.expected(function, instance)
+    return judge.judge_decision(instance, judge.CallOutcome("returned", value=returned), want)
+
+
+def test_a_decision_one_ply_too_deep_is_told_the_depth_convention() -> None:
+    group = rule("depth_limited_decision").groups[0]
+    instance = next(i for i in group.instances if i.name == "tree 1 at depth 1")
+    verdict = _decision_verdict("depth_limited_decision", instance, 1)
+    assert not verdict.passed
+    assert "one ply further than asked" in verdict.hint and "depth > limit" in verdict.hint
+    assert "max/min" not in verdict.hint
+
+
+def test_a_decision_that_returns_a_value_is_told_whose_value_it_is() -> None:
+    instance = rule("minimax_decision").groups[0].instances[0]
+    want = judge.expected("minimax_decision", instance)
+    legal = instance.game.actions(instance.state)
+    value = next(v for v in want.child_values if v not in legal)
+    action = legal[list(want.child_values).index(value)]
+    verdict = _decision_verdict("minimax_decision", instance, value)
+    assert f"{value!r} is the value of action {action!r}" in verdict.hint
+
+
+@pytest.mark.parametrize("sentinel", [-9999, 1000, 10**9, -(2**31 - 1)])
+def test_a_finite_sentinel_at_a_finished_game_is_named_as_such(sentinel: int) -> None:
+    instance = next(
+        i for i in rule("minimax_value").groups[0].instances if i.name.startswith("a terminal")
+    )
+    want = judge.expected("minimax_value", instance)
+    verdict = judge.judge_value(instance, judge.CallOutcome("returned", value=sentinel), want)
+    assert "looks like a starting sentinel" in verdict.hint and "utility" in verdict.hint
+    assert "MAX and MIN cases" not in verdict.hint
+
+
+@pytest.mark.parametrize("value", [999.5, 500, -22, 4000])
+def test_ordinary_numbers_are_not_taken_for_sentinels(value: float) -> None:
+    assert notebook_checks.sentinel_hint(value) == ""
+
+
+def test_the_strict_cut_off_hint_reads_as_a_sentence() -> None:
+    game = GameTree([[3, 3], [3, 1]])
+    strict = diagnosis.count_states(game, (), diagnosis.Variant(strict=True), False)
+    hint = diagnosis.pruning_cause(game, (), False, strict)
+    assert hint.startswith("your count equals that of a search where cut-offs are strict")
+
+
+def test_the_kernel_gives_the_decision_hints_the_grader_gives() -> None:
+    for group in rule("depth_limited_decision").groups:
+        for instance in group.instances:
+            want = judge.expected("depth_limited_decision", instance)
+            case = {
+                "game": instance.game,
+                "state": instance.state,
+                "optimal": want.optimal,
+                "child_values": list(want.child_values),
+                "hints": dict(want.hints),
+            }
+            for action in instance.game.actions(instance.state):
+                outcome = {"status": "returned", "value": action}
+                ours = notebook_checks.judge_decision(case, outcome)
+                theirs = _decision_verdict("depth_limited_decision", instance, action)
+                assert (ours[0], ours[2]) == (theirs.passed, theirs.hint)
+
+
+def test_a_textbook_depth_decision_is_never_told_it_picks_the_worst_move() -> None:
+    to_move = MAX
+    hint = notebook_checks.decision_hint(
+        [0, 1, 2], to_move, [5, 1, 3], 1, {1: diagnosis.depth_convention(2, 3)}
+    )
+    assert "one ply further" in hint and "worst" not in hint
