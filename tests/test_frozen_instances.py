@@ -1,25 +1,26 @@
-"""The frozen hidden instances are exactly what the searches in autograder/instances.py select."""
+"""The frozen hidden instances are exactly what the searches in autograder/selection.py select."""
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
 from autograder import instances as make
+from autograder import selection
 from autograder.rules import Rule, rules
 
 REGENERATE = (
-    "Regenerate the frozen data: run `.venv/bin/python -m autograder.instances` and paste its "
-    "output over the frozen tables at the end of autograder/instances.py (from "
-    "`TICTACTOE_VALUES: ...` to the `__main__` block)."
+    "Regenerate the frozen data: run `.venv/bin/python -m autograder.instances`, which rewrites "
+    "autograder/data/frozen_instances.json."
 )
-SELECTORS = [name for name in dir(make) if name.startswith("select_")]
+SELECTORS = [name for name in dir(selection) if name.startswith("select_")]
 
 
 @pytest.fixture(scope="module")
-def searched() -> dict[str, dict]:
-    return make.frozen_selections()
+def searched() -> dict[str, list[dict]]:
+    return selection.frozen_selections()
 
 
 def listing(built: tuple[Rule, ...]) -> list[tuple]:
@@ -44,26 +45,44 @@ def listing(built: tuple[Rule, ...]) -> list[tuple]:
     ]
 
 
-@pytest.mark.parametrize("table", list(make.frozen_tables()))
-def test_each_search_still_selects_its_frozen_data(table: str, searched: dict) -> None:
-    frozen = make.frozen_tables()[table]
+def test_every_search_is_frozen() -> None:
+    assert sorted(selection.FROZEN_ARGUMENTS) == sorted(SELECTORS)
+    assert sorted(make.frozen_data()) == sorted(SELECTORS), REGENERATE
+
+
+@pytest.mark.parametrize("search", list(selection.FROZEN_ARGUMENTS))
+def test_each_search_still_selects_its_frozen_data(search: str, searched: dict) -> None:
+    frozen = make.frozen_data()[search]
+    fresh = {entry["arguments"]: entry["selection"] for entry in searched[search]}
+    assert list(frozen) == list(fresh), (
+        f"{search} is frozen for the arguments {list(frozen)}, not {list(fresh)}. {REGENERATE}"
+    )
+    # Compared by repr too, so that the order of a selection's kinds and its tuples count.
     stale = {
-        key: (frozen[key], searched[table][key])
-        for key in frozen
-        if frozen[key] != searched[table][key]
+        arguments: (frozen[arguments], selected)
+        for arguments, selected in fresh.items()
+        if frozen[arguments] != selected or repr(frozen[arguments]) != repr(selected)
     }
     assert not stale, (
-        f"{table} is stale: for these arguments the search now selects something else "
+        f"{search} is stale: for these arguments the search now selects something else "
         f"(frozen, searched): {stale}. {REGENERATE}"
     )
+
+
+def test_the_data_file_is_what_regenerating_writes(tmp_path: Path) -> None:
+    written = tmp_path / "frozen_instances.json"
+    summary = selection.write_frozen_data(written)
+    assert str(written) in summary
+    packaged = resources.files("autograder").joinpath(make.FROZEN_DATA)
+    assert packaged.read_text(encoding="utf-8") == written.read_text(encoding="utf-8"), REGENERATE
 
 
 def test_rules_from_frozen_data_equal_rules_built_by_searching(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     frozen = listing(rules.__wrapped__())
-    for table in make.frozen_tables():
-        monkeypatch.setattr(make, table, {})  # every position is then selected afresh
+    # Nothing frozen: every position is then selected afresh.
+    monkeypatch.setattr(make, "frozen_data", lambda: {name: {} for name in SELECTORS})
     searched = listing(rules.__wrapped__())
     assert len(frozen) == len(searched), f"{len(frozen)} instances, searching gives {len(searched)}"
     for frozen_instance, searched_instance in zip(frozen, searched, strict=True):
@@ -79,24 +98,20 @@ def test_rules_run_no_search(monkeypatch: pytest.MonkeyPatch) -> None:
         def search(*args):
             raise AssertionError(
                 f"rules() ran the search {name}{args}: its arguments have no frozen data. Add "
-                "them as a key (with any value) to the table its builder reads; then: " + REGENERATE
+                "them to FROZEN_ARGUMENTS in autograder/selection.py; then: " + REGENERATE
             )
 
         return search
 
     expected = listing(rules.__wrapped__())
     for name in [*SELECTORS, "_ttt_values"]:
-        monkeypatch.setattr(make, name, refuse(name))
+        monkeypatch.setattr(selection, name, refuse(name))
     assert listing(rules.__wrapped__()) == expected
 
 
-def test_the_printed_tables_are_laid_out_as_in_the_module() -> None:
-    # What `python -m autograder.instances` prints, pasted, is the module's own text (ruff-clean).
-    source = Path(make.__file__).read_text()
-    assert make.frozen_source(make.frozen_tables()) in source
-
-
-@pytest.mark.parametrize("count, seed, empties", list(make.CONNECT_FOUR_ENDGAMES))
+@pytest.mark.parametrize(
+    "count, seed, empties", selection.FROZEN_ARGUMENTS["select_connect_four_endgames"]
+)
 def test_unfrozen_arguments_search_afresh(count: int, seed: int, empties: tuple) -> None:
     # make_assignments asks for one end-game with other seeds: the search still runs, and asking
     # for fewer gives the first of the frozen ones.
