@@ -1,0 +1,190 @@
+"""What fills each assignment's template: points, tables and the code read from the code base."""
+
+from __future__ import annotations
+
+import inspect
+import random
+from collections.abc import Callable
+from typing import Any
+
+from autograder import nbgrader_export
+from autograder.rules import PRUNING_SLACK, rules
+from games import MAX, TicTacToe
+from solutions import alphabeta, depth_limited, evaluation, minimax
+from solutions.depth_limited import depth_limited_decision
+from solutions.facts import reachable_states
+
+from .bug_hunt import BUGS
+from .check_cases import fast_win_checks, function_checks, heuristic_checks, open_lines, path_score
+from .notebook import render
+from .sources import (
+    given_source,
+    module_constant,
+    setup_source,
+    solution_source,
+    with_solution_regions,
+)
+
+TTT = TicTacToe()
+TOURNAMENT = "depth_limited/tournament.py.j2"
+"""The content file of the tournament's code, which the reference also plays for its table."""
+
+
+def grading_points(rule_ids: tuple[str, ...]) -> float:
+    """The points of the hidden tests of `rule_ids`."""
+    return sum(points for _, points in nbgrader_export.grading_summary(rule_ids))
+
+
+def grading_table(rule_ids: tuple[str, ...]) -> str:
+    """A markdown table of the graded groups: function, positions, points."""
+    rows = ["| rule | group of positions | points |", "|---|---|---:|"]
+    for rule in rules():
+        if rule.id in rule_ids:
+            for group in rule.groups:
+                rows.append(f"| `{rule.id}` | {group.name} | {group.points:g} |")
+    rows.append(f"| | **total** | **{grading_points(rule_ids):g}** |")
+    return "\n".join(rows)
+
+
+def common_context(rule_ids: tuple[str, ...]) -> dict[str, Any]:
+    """What every template may use: the points and table of its hidden tests, their helpers."""
+    return {
+        "points": f"{grading_points(rule_ids):g}",
+        "table": grading_table(rule_ids),
+        "grading_helpers": nbgrader_export.grading_helpers_source(),
+    }
+
+
+def minimax_context() -> dict[str, Any]:
+    """Assignment 1: the setup, the two solutions and their self-checks."""
+    return {
+        "setup": setup_source(),
+        "minimax_value": solution_source(minimax.minimax_value),
+        "check_minimax_value": function_checks("minimax_value", run=True),
+        "require_a_move": given_source(minimax._require_a_move),
+        "minimax_decision": solution_source(minimax.minimax_decision),
+        "check_minimax_decision": function_checks("minimax_decision", run=True),
+    }
+
+
+def alphabeta_context() -> dict[str, Any]:
+    """Assignment 2: as Assignment 1, and the pruning slack the grader allows."""
+    return {
+        "slack": f"{PRUNING_SLACK:g}",
+        "setup": setup_source(
+            modules=("import matplotlib.pyplot as plt",), games=("ordered_tree", "random_tree")
+        ),
+        "alphabeta_value": solution_source(alphabeta.alphabeta_value),
+        "check_alphabeta_value": function_checks("alphabeta_value", run=True),
+        "require_a_move": given_source(minimax._require_a_move),
+        "alphabeta_decision": solution_source(alphabeta.alphabeta_decision),
+        "check_alphabeta_decision": function_checks("alphabeta_decision", run=True),
+    }
+
+
+def fast_win_position() -> str:
+    """A position where plain utilities pick a slow win and PreferFastWins the immediate one."""
+    fast = evaluation.PreferFastWins(TTT)
+    scaled = evaluation.scaled_tictactoe_heuristic
+    for state in sorted(reachable_states(TTT), key=lambda s: (-s.count("."), s)):
+        if TTT.is_terminal(state) or TTT.to_move(state) != MAX:
+            continue
+        children = [TTT.result(state, a) for a in TTT.actions(state)]
+        wins = [
+            a
+            for a, child in zip(TTT.actions(state), children, strict=True)
+            if TTT.is_terminal(child) and TTT.utility(child) == 1
+        ]
+        if not wins:
+            continue
+        plain = depth_limited_decision(TTT, state, 3, scaled)
+        preferred = depth_limited_decision(fast, state, 3, scaled)
+        if plain not in wins and preferred in wins:
+            return state
+    raise ValueError("no position shows the difference")
+
+
+def tournament_results() -> dict[str, tuple[int, int, int]]:
+    """The tournament table of the reference solution (depth 3, scaled heuristic, fast wins)."""
+    # The tournament's code is the notebook's cell itself, run with the names the notebook's
+    # earlier cells define, so the table printed in the notebook is what that cell computes.
+    namespace: dict[str, Any] = {
+        "random": random,
+        "MAX": MAX,
+        "tictactoe_move_score": evaluation.tictactoe_move_score,
+    }
+    exec(compile(render(TOURNAMENT), TOURNAMENT, "exec"), namespace)
+
+    def player(game: Any, state: Any) -> Any:
+        return depth_limited_decision(game, state, 3, evaluation.scaled_tictactoe_heuristic)
+
+    return namespace["tournament"](player, evaluation.PreferFastWins(TTT))
+
+
+def depth_limited_context() -> dict[str, Any]:
+    """Assignment 3: the two solutions, the evaluation's parts, the quick-win position and the
+    reference's tournament table."""
+    state = fast_win_position()
+    evaluations = given_source(path_score, open_lines)
+    heuristic_constants = ("WIN_SCORE", "HEURISTIC_BOUND", "_OPEN_LINE_SCORES", "_RULES")
+    return {
+        "setup": setup_source(
+            modules=("import random",),
+            froms=("from collections.abc import Callable", "from typing import Any"),
+            after=module_constant(depth_limited, "Evaluation"),
+        ),
+        "depth_limited_value": solution_source(depth_limited.depth_limited_value),
+        "check_depth_limited_value": evaluations
+        + "\n\n\n"
+        + function_checks("depth_limited_value", run=True),
+        "depth_limited_decision": solution_source(depth_limited.depth_limited_decision),
+        "check_depth_limited_decision": function_checks("depth_limited_decision", run=True),
+        "heuristic_helpers": "\n\n".join(
+            module_constant(evaluation, name) for name in heuristic_constants
+        )
+        + "\n\n\n"
+        + given_source(evaluation._check_board),
+        "tictactoe_heuristic": solution_source(evaluation.tictactoe_heuristic),
+        "check_tictactoe_heuristic": heuristic_checks(),
+        "scaled_heuristic": given_source(evaluation.scaled_tictactoe_heuristic),
+        "marks_on_board": given_source(evaluation.marks_on_board),
+        "prefer_fast_wins": with_solution_regions(
+            inspect.getsource(evaluation.PreferFastWins), ("utility",)
+        ),
+        "check_prefer_fast_wins": fast_win_checks(),
+        # a picture on one line, as the code of a string: rows joined by a backslash-n
+        "fast_win_picture": "\\n".join(state[row : row + 3] for row in (0, 3, 6)),
+        "tictactoe_move_score": given_source(evaluation.tictactoe_move_score),
+        "tournament": tournament_results(),
+    }
+
+
+def bug_hunt_context() -> dict[str, Any]:
+    """Assignment 4: for each bug its buggy version, self-checks (not run) and solution."""
+    return {
+        "setup": setup_source(
+            froms=("from collections.abc import Callable",),
+            games=("random_tree",),
+            after=module_constant(depth_limited, "Evaluation"),
+        ),
+        "bug_hunt_helpers": given_source(minimax._require_a_move, path_score, open_lines),
+        "bugs": [
+            {
+                "name": bug.name,
+                "mistakes": bug.mistakes,
+                "buggy": inspect.getsource(bug.buggy),
+                "checks": function_checks(bug.name, run=False),
+                "solution": solution_source(bug.function),
+            }
+            for bug in BUGS
+        ],
+    }
+
+
+CONTEXTS: dict[str, Callable[[], dict[str, Any]]] = {
+    "minimax": minimax_context,
+    "alphabeta": alphabeta_context,
+    "depth_limited": depth_limited_context,
+    "bug_hunt": bug_hunt_context,
+}
+"""For each assignment, the function that fills its template (besides `common_context`)."""
