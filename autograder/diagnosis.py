@@ -7,7 +7,7 @@ on the same instance, the feedback names that mistake as the likely cause.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -154,31 +154,26 @@ def count_states(game: Game, state: Any, variant: Variant, decision: bool) -> in
     return counted.states_generated
 
 
-def pruning_cause(game: Game, state: Any, decision: bool, states: int) -> str:
-    """Name the known variant whose state count equals the student's, if any."""
-    for cause, variant in PRUNING_CAUSES.items():
-        if count_states(game, state, variant, decision) == states:
-            return f"your count equals that of a search where {cause}"
-    if decision and count_states(game, state, Variant(), decision=False) < states:
-        fresh = CountingGame(game)
-        decide(fresh, state, Variant(), carry_window=False)
-        if fresh.states_generated == states:
-            return (
-                "your count equals a decision that searches each root child with a fresh "
-                "window: carry the best value so far into the later children's alpha/beta"
-            )
-    return (
-        "look for children generated twice, a window not passed down, or a cut-off that does "
-        "not stop the loop"
-    )
+FRESH_ROOT_WINDOW = (
+    "your count equals a decision that searches each root child with a fresh window: carry "
+    "the best value so far into the later children's alpha/beta"
+)
 
 
-def value_cause(game: Game, state: Any, got: Any) -> str:
-    """Name the known mistake whose value equals the student's, if any."""
-    for cause, variant in VALUE_CAUSES.items():
-        if variant_value(game, state, variant) == got:
-            return f"your value equals what a search gives when {cause}"
-    return ""
+def wrong_side_value(game: Game, state: Any, depth: int, evaluate) -> float:
+    """The depth-limited value when the evaluation is negated at odd plies (scored from the
+    side to move instead of MAX's)."""
+
+    def search(state, depth, ply):
+        if game.is_terminal(state):
+            return game.utility(state)
+        if depth == 0:
+            value = evaluate(state)
+            return -value if ply % 2 else value
+        values = [search(game.result(state, a), depth - 1, ply + 1) for a in game.actions(state)]
+        return max(values) if game.to_move(state) == MAX else min(values)
+
+    return search(state, depth, 0)
 
 
 @lru_cache(maxsize=4096)
@@ -189,9 +184,27 @@ def variant_value(game: Game, state: Any, variant: Variant) -> float | None:
     bounds as exact, whose mistake needs the bounds pruning makes.
     """
     try:
-        return search(game, state, replace(variant, prune=variant.bound_as_exact))
+        if variant.bound_as_exact:
+            return search(game, state, variant)
+        return _unpruned(game, state, variant, {})
     except (TypeError, ValueError):
         return None
+
+
+def _unpruned(game: Game, state: Any, variant: Variant, memo: dict) -> float:
+    """`search` without pruning, remembering each state's value: without a window, a node's
+    value depends only on its position, so positions reached again are not searched again."""
+    if state in memo:
+        return memo[state]
+    if game.is_terminal(state):
+        return game.utility(state)
+    maximising = variant.every_level_max or game.to_move(state) == MAX
+    value = (0 if variant.max_start_zero else -variant.start) if maximising else variant.start
+    for action in game.actions(state):
+        found = _unpruned(game, game.result(state, action), variant, memo)
+        value = max(value, found) if maximising else min(value, found)
+    memo[state] = value
+    return value
 
 
 TIE_WITH_A_BOUND = (

@@ -10,7 +10,8 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from autograder import feedback_page
-from autograder.judge import expected, judge_group
+from autograder.cases import case_numbers, judge_group, reference
+from autograder.cases import warm_up as warm_up  # the commands compute the cases before forking
 from autograder.load import MAX_BYTES, Loaded, Submission
 from autograder.rules import RULE_IDS, Rule, rules, selected_rules
 from autograder.sandbox import CallOutcome, Limits, StudentProcess
@@ -33,7 +34,7 @@ def planned_calls(selected: tuple[Rule, ...]) -> list[tuple[str, object]]:
     for rule in selected:
         for group in rule.groups:
             for instance in group.instances:
-                key = (group.function, id(instance))
+                key = (group.function, case_numbers()[id(instance)])
                 if key not in seen:
                     seen.add(key)
                     calls.append((group.function, instance))
@@ -140,7 +141,7 @@ def _run_calls(process: StudentProcess, defined: list[str], calls: list, record:
     spent: dict[str, float] = {}
     limits, started, restarts = process.limits, time.monotonic(), 0
     for function, instance in calls:
-        key = (function, id(instance))
+        key = (function, case_numbers()[id(instance)])
         skip = _why_not_run(function, defined, broken, spent, started, limits)
         if skip:
             outcomes[key] = CallOutcome("skipped", error=skip)
@@ -158,7 +159,7 @@ def _run_calls(process: StudentProcess, defined: list[str], calls: list, record:
             instance.args,
             evaluate=instance.evaluate,
             record=isinstance(instance.game, GameTree),
-            max_states=expected(function, instance).state_cap,
+            max_states=reference(function, instance).state_cap,
         )
         outcomes[key] = outcome
         spent[function] = spent.get(function, 0.0) + outcome.seconds
@@ -239,14 +240,6 @@ def _total(record: dict, selected: tuple[Rule, ...], outcomes: dict, started: fl
     record["max_score"] = sum(r["max_points"] for r in results)
     record["seconds"] = round(time.monotonic() - started, 3)
     return record
-
-
-def warm_up() -> None:
-    """Compute every reference answer now, once, before any worker starts."""
-    for rule in rules():
-        for group in rule.groups:
-            for instance in group.instances:
-                expected(group.function, instance)
 
 
 def feedback(record: dict) -> str:

