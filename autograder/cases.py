@@ -15,6 +15,7 @@ from functools import cache
 from autograder import diagnosis
 from autograder.instances import Instance
 from autograder.judge import PRUNING_SLACK, Case, Outcome, Verdict, judge
+from autograder.mistakes import mistake
 from autograder.rules import Group, Rule, rules
 from autograder.sandbox import CallOutcome
 from games import MAX, CountingGame, RecordingGame
@@ -148,10 +149,10 @@ def value_hints(instance: Instance, correct: float) -> dict[float, str]:
     game, state, depth = instance.game, instance.state, instance.depth
     hints: dict[float, str] = {}
     if depth is None:
-        for cause, variant in diagnosis.VALUE_CAUSES.items():
+        for mistake_id, variant in diagnosis.VALUE_VARIANTS.items():
             hints.setdefault(
                 diagnosis.variant_value(game, state, variant),
-                f"your value equals what a search gives when {cause}",
+                f"your value equals what a search gives when {mistake(mistake_id).hint}",
             )
     else:
         for searched, words in ((depth + 1, "one ply further"), (depth - 1, "one ply less")):
@@ -175,19 +176,21 @@ def value_hints(instance: Instance, correct: float) -> dict[float, str]:
 
 def pruning_causes(instance: Instance, decision: bool, reference_states: int) -> dict[int, str]:
     """State counts a known mistake generates on `instance` above the threshold, with the hint
-    that names it (the first matching mistake in `diagnosis.PRUNING_CAUSES` order)."""
+    that names it (the first matching mistake in `diagnosis.PRUNING_VARIANTS` order)."""
     game, state = instance.game, instance.state
     most = math.floor(reference_states * PRUNING_SLACK)
     causes: dict[int, str] = {}
-    for cause, variant in diagnosis.PRUNING_CAUSES.items():
+    for mistake_id, variant in diagnosis.PRUNING_VARIANTS.items():
         count = diagnosis.count_states(game, state, variant, decision)
         if count > most:
-            causes.setdefault(count, f"your count equals that of a search where {cause}")
+            hint = mistake(mistake_id).hint
+            causes.setdefault(count, f"your count equals that of a search where {hint}")
     if decision:
         fresh = CountingGame(game)
         diagnosis.decide(fresh, state, diagnosis.Variant(), carry_window=False)
         if fresh.states_generated > most:
-            causes.setdefault(fresh.states_generated, diagnosis.FRESH_ROOT_WINDOW)
+            hint = mistake("fresh_root_window").hint
+            causes.setdefault(fresh.states_generated, f"your count equals a decision that {hint}")
     return dict(sorted(causes.items()))
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from autograder import report
+from autograder.mistakes import MISTAKES
 from autograder.report import spreadsheet_text, write_atomically
 from autograder.rules import RULE_IDS
 
@@ -20,20 +21,11 @@ if TYPE_CHECKING:
     from autograder import similarity
 
 
-# A diagnosed mistake is recognised by the words its hint uses (autograder/judge.py and
-# autograder/diagnosis.py write them); the label is what the class report calls it.
-_PRUNING_WORDS = "your count equals that of a search where "
-_VALUE_WORDS = "your value equals what a search gives when "
-_MISTAKES = (
-    ("looks one ply further than asked", "depth convention: searches one ply too deep"),
+# A mistake is recognised by the words its hint uses: those of the catalogue
+# (autograder/mistakes.py) first, then what the judge says of answers no known mistake explains.
+_OTHER_HINTS = (
     ("looks one ply less than asked", "depth convention: searches one ply too shallow"),
-    ("that value is a cut-off's bound", "a later move kept on a tie with a cut-off's bound"),
-    ("is max/min the right way round", "max and min the wrong way round (picks the worst move)"),
-    ("it is the last action", "the best move is replaced on ties or by the last action examined"),
-    ("each root child with a fresh window", "the root searches each child with a fresh window"),
     ("fewer states than a correct alpha-beta", "prunes before a branch is proven irrelevant"),
-    ("scored from the wrong side", "the evaluation is scored from the wrong side at odd depths"),
-    ("check that terminal states use utility", "terminal states or a utility of 0 mishandled"),
     ("is the value of action", "a decision that returns a value instead of an action"),
     ("a decision must be one of the legal actions", "a decision that is not a legal action"),
     ("a value must be a plain int or float", "a value that is not a number"),
@@ -44,18 +36,12 @@ _MISTAKES = (
     ("an infinite loop, or a search far larger", "no answer in time"),
     ("the error happened inside your function", "an exception inside the function"),
 )
+_LABELS = (*((m.hint, m.label) for m in MISTAKES), *_OTHER_HINTS)
 
 
 def mistake_label(hint: str) -> str | None:
     """The mistake a verdict's hint names, in a few words; None if it names none."""
-    hint = hint.removeprefix("pruning points go only with correct answers: ")
-    for words in (_PRUNING_WORDS, _VALUE_WORDS):
-        if hint.startswith(words):
-            return hint[len(words) :]
-    for words, label in _MISTAKES:
-        if words in hint:
-            return label
-    return None
+    return next((label for words, label in _LABELS if words in hint), None)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from autograder.mistakes import mistake
 from games import MAX, CountingGame, Game
 
 
@@ -28,6 +29,8 @@ class Variant:
     max_start_zero: bool = False  # a MAX node starts its running value at 0
     every_level_max: bool = False  # players never alternate
     bound_as_exact: bool = False  # a transposition table stores every result as exact
+    beta_from_alpha: bool = False  # a MIN node sets beta = min(alpha, value)
+    swapped: bool = False  # the search starts with alpha = +inf, beta = -inf
 
 
 def search(
@@ -76,7 +79,7 @@ def _search_children(game, state, variant, alpha, beta, depth, evaluate, table) 
             alpha = max(alpha, value)
         elif variant.min_cuts:
             value = min(value, found)
-            beta = min(beta, value)
+            beta = min(alpha if variant.beta_from_alpha else beta, value)
         else:
             value = min(value, found)
         cut = alpha > beta if variant.strict else alpha >= beta
@@ -114,33 +117,30 @@ def decide(
     return best
 
 
-PRUNING_CAUSES = {
-    "cut-offs are strict (alpha > beta): with alpha >= beta, ties would prune too": Variant(
-        strict=True
-    ),
-    "children are searched with a fresh (-inf, +inf) window instead of the current alpha and "
-    "beta": Variant(fresh_window=True),
-    "all children are generated before the loop, so pruning saves no generation work": Variant(
-        eager=True
-    ),
-    "the MIN branch never updates beta or never cuts off": Variant(min_cuts=False),
-    "nothing is pruned: this is minimax under the name of alpha-beta": Variant(prune=False),
-    "cut-offs are tested only at nodes whose children are leaves, not passed up the tree": Variant(
-        pass_up=False
-    ),
+PRUNING_VARIANTS = {
+    "strict_cutoff": Variant(strict=True),
+    "fresh_window": Variant(fresh_window=True),
+    "eager_children": Variant(eager=True),
+    "min_never_cuts": Variant(min_cuts=False),
+    "minimax_as_alphabeta": Variant(prune=False),
+    "cutoff_not_passed_up": Variant(pass_up=False),
 }
+"""The mistakes of `autograder.mistakes` recognised by the states they generate, in the order
+they are tried (the first whose count equals the student's names the mistake)."""
 
-VALUE_CAUSES = {
-    "a MAX node starts its running value at 0 instead of minus infinity": Variant(
-        max_start_zero=True
-    ),
-    "running values start at -1/+1 instead of -inf/+inf (fine only while utilities stay in "
-    "-1..1)": Variant(start=1),
-    "players do not alternate: every level maximises": Variant(every_level_max=True),
-    "a transposition table stores a result as exact even when it was a cut-off's bound (store "
-    "whether it is exact, a lower or an upper bound, and use a bound only to narrow the window "
-    "or to cut off)": Variant(bound_as_exact=True),
+VALUE_VARIANTS = {
+    "max_starts_at_zero": Variant(max_start_zero=True),
+    "unit_sentinels": Variant(start=1),
+    "no_alternation": Variant(every_level_max=True),
+    "beta_from_alpha": Variant(beta_from_alpha=True),
+    "swapped_window": Variant(swapped=True),
+    "table_bound_as_exact": Variant(bound_as_exact=True),
 }
+"""The mistakes recognised by the value they give, in the order they are tried."""
+
+_NEEDS_PRUNING = ("bound_as_exact", "beta_from_alpha", "swapped")
+"""Variants whose mistake shows only in a pruned search: the others are searched unpruned, so
+that only the mistake changes the value."""
 
 
 @lru_cache(maxsize=4096)
@@ -152,12 +152,6 @@ def count_states(game: Game, state: Any, variant: Variant, decision: bool) -> in
     else:
         search(counted, state, variant)
     return counted.states_generated
-
-
-FRESH_ROOT_WINDOW = (
-    "your count equals a decision that searches each root child with a fresh window: carry "
-    "the best value so far into the later children's alpha/beta"
-)
 
 
 def wrong_side_value(game: Game, state: Any, depth: int, evaluate) -> float:
@@ -178,13 +172,11 @@ def wrong_side_value(game: Game, state: Any, depth: int, evaluate) -> float:
 
 @lru_cache(maxsize=4096)
 def variant_value(game: Game, state: Any, variant: Variant) -> float | None:
-    """The value a mistaken search gives here; None if it cannot finish.
-
-    Unpruned, so that only the mistake changes the value, except for a table that stores
-    bounds as exact, whose mistake needs the bounds pruning makes.
-    """
+    """The value a mistaken search gives here; None if it cannot finish (see `_NEEDS_PRUNING`)."""
     try:
-        if variant.bound_as_exact:
+        if variant.swapped:
+            return search(game, state, variant, math.inf, -math.inf)
+        if any(getattr(variant, name) for name in _NEEDS_PRUNING):
             return search(game, state, variant)
         return _unpruned(game, state, variant, {})
     except (TypeError, ValueError):
@@ -209,8 +201,8 @@ def _unpruned(game: Game, state: Any, variant: Variant, memo: dict) -> float:
 
 TIE_WITH_A_BOUND = (
     "a later action is kept when its value only equals the best one, but with the window "
-    "carried into the later children that value is a cut-off's bound, and the action may be "
-    "worse: replace the best action only on a strict improvement (> for MAX, < for MIN)"
+    f"carried into the later children {mistake('later_tie_at_a_bound').hint}, and the action "
+    "may be worse: replace the best action only on a strict improvement (> for MAX, < for MIN)"
 )
 
 

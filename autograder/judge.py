@@ -239,9 +239,16 @@ def decision_hint(case: Case, chosen: Any) -> str:
     known = dict(case.decision_hints).get(chosen)
     if known:
         return f"{hint}; {known}"
-    if values[chosen] == worst_of(values.values()) and len(set(values.values())) > 1:
+    worst = values[chosen] == worst_of(values.values()) and len(set(values.values())) > 1
+    last = chosen == case.legal[-1]
+    if worst and last:  # either mistake picks it: name both
+        hint += (
+            "; it is the last action, and the worst one for the player to move: is the best "
+            "action updated only on an improvement, and is max/min the right way round?"
+        )
+    elif worst:
         hint += "; it is the worst action for the player to move: is max/min the right way round?"
-    elif chosen == case.legal[-1]:
+    elif last:
         hint += "; it is the last action: is the best action updated only on an improvement?"
     return hint
 

@@ -118,10 +118,10 @@ def select_transpositions(empties: tuple[int, int]) -> tuple[str, ...]:
     gets them right, a table that ignores the window does not. In the second, no other known
     mistake gives that wrong value, so the feedback can name the table.
     """
-    from autograder.diagnosis import VALUE_CAUSES, Variant, search, variant_value
+    from autograder.diagnosis import VALUE_VARIANTS, Variant, search, variant_value
 
     careless = Variant(bound_as_exact=True)
-    others = [v for v in VALUE_CAUSES.values() if v != careless]
+    others = [v for v in VALUE_VARIANTS.values() if v != careless]
     values = _ttt_values()
 
     def wrong(state: str, player: str, alone: bool) -> bool:

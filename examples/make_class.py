@@ -15,155 +15,89 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from autograder.mistakes import MISTAKES
+from autograder.rules import FUNCTIONS, RULE_IDS
+
 HERE = Path(__file__).resolve().parent
 CLASS_DIR = HERE / "class"
 README = HERE / "README.md"
 
-FUNCTIONS = (
-    "minimax_value",
-    "minimax_decision",
-    "alphabeta_value",
-    "alphabeta_decision",
-    "depth_limited_value",
-    "depth_limited_decision",
-)
-RULES = (
-    "minimax_value",
-    "minimax_decision",
-    "alphabeta_value",
-    "alphabeta_decision",
-    "alphabeta_pruning",
-    "depth_limited_value",
-    "depth_limited_decision",
-)
-
-# --------------------------------------------------------------------------------------------
-# What each student did, and which rules that should cost them.
-# --------------------------------------------------------------------------------------------
-
-EXPECTED: dict[str, str] = {
-    "alice_correct": "Correct; the same algorithms as the reference solution.",
-    "bob_last_ties": (
-        "Correct; minimax and depth-limited decisions break ties towards the last optimal action,"
-        " and alpha-beta is fail-hard."
-    ),
-    "carol_negamax": "Correct; minimax and alpha-beta written as negamax with a colour sign.",
-    "dan_strict_cutoff": "Correct, but alpha-beta cuts off only on a strict > (Berkeley's rule).",
-    "erin_max_starts_at_zero": (
-        "A MAX node's running value starts at 0 instead of -inf in minimax and alpha-beta."
-    ),
-    "frank_swapped_window": (
-        "alphabeta_value defaults to alpha=+inf, beta=-inf, and the decision relies on them."
-    ),
-    "grace_min_never_cuts": "In alpha-beta the MIN branch never updates beta and never cuts off.",
-    "heidi_root_picks_min": (
-        "The minimax and alpha-beta decisions pick the minimum child for MAX (and max for MIN)."
-    ),
-    "ivan_returns_child": "The decisions return the best child state instead of the action.",
-    "judy_no_alternation": "Players do not alternate: every level of every search maximises.",
-    "mallory_fresh_window": (
-        "Alpha-beta searches every child with a fresh (-inf, +inf) window instead of alpha, beta."
-    ),
-    "niaj_eager_children": (
-        "Alpha-beta generates all children before its loop, so pruning saves no generation."
-    ),
-    "olivia_wrong_side_eval": (
-        "depth_limited_value negates the evaluation at odd plies below the node searched."
-    ),
-    "peggy_last_child": "The decisions return the last action examined, not the best one.",
-    "quentin_partial": (
-        "Only minimax is written; the other four functions still raise NotImplementedError."
-    ),
-    "rupert_broken_json": "Correct code, but the file was cut off halfway and is not valid JSON.",
-    "sybil_syntax_error": (
-        "The alphabeta_value cell has a syntax error; the other cells are correct."
-    ),
-    "trent_infinite_loop": "alphabeta_value loops forever on every call; the rest is correct.",
-    "ursula_unit_sentinels": (
-        "Running values start at -1/+1 instead of -inf/+inf in minimax and alpha-beta."
-    ),
-    "victor_no_terminal_test": (
-        "depth_limited_value tests depth == 0 before is_terminal, so it evaluates terminal"
-        " states at the horizon."
-    ),
-    "walter_textbook_depth": (
-        "Depth-limited search uses the textbook convention (count up, cut off when depth > d),"
-        " so it looks one ply further."
-    ),
-    "xena_value_or_heuristic": (
-        "depth_limited_value returns `utility or evaluate(state)`, so a terminal utility of 0"
-        " is replaced by the evaluation."
-    ),
-    "yolanda_beta_min_alpha": "Alpha-beta's MIN node sets beta = min(alpha, value).",
-    "zoe_cutoff_not_passed_up": (
-        "Alpha-beta cuts off only among terminal children: inner nodes never stop early."
-    ),
-    "yves_empty": "Nothing written: the notebook defines none of the functions.",
-    "wendy_noisy_but_correct": (
-        "Correct, in a noisy notebook: magics, shell commands, prints, input(), a plot and a"
-        " self-check."
-    ),
-    "xavier_random_moves": "Decisions return a random legal action; values are always 0.",
-    "zack_first_action": (
-        "Decisions return the first action; values are the utility if terminal, else 0."
-    ),
-}
-
+RULES = RULE_IDS
 _ALPHABETA = ("alphabeta_value", "alphabeta_decision", "alphabeta_pruning")
 _DEPTH_LIMITED = ("depth_limited_value", "depth_limited_decision")
 
-SHOULD_LOSE: dict[str, tuple[str, ...]] = {
-    "alice_correct": (),
-    "bob_last_ties": (),
-    "carol_negamax": (),
-    "dan_strict_cutoff": ("alphabeta_pruning",),
-    "erin_max_starts_at_zero": ("minimax_value", "minimax_decision", *_ALPHABETA),
-    "frank_swapped_window": _ALPHABETA,
-    "grace_min_never_cuts": ("alphabeta_pruning",),
-    "heidi_root_picks_min": ("minimax_decision", "alphabeta_decision", "alphabeta_pruning"),
-    "ivan_returns_child": (
-        "minimax_decision",
-        "alphabeta_decision",
-        "alphabeta_pruning",
-        "depth_limited_decision",
+# --------------------------------------------------------------------------------------------
+# What each student did, and which rules that should cost them. A student who makes a
+# circulating mistake is that mistake's entry in the catalogue (autograder/mistakes.py); the
+# others are correct variants, or hand in a broken, partial or empty notebook.
+# --------------------------------------------------------------------------------------------
+
+OTHER_STUDENTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "alice_correct": ("Correct; the same algorithms as the reference solution.", ()),
+    "bob_last_ties": (
+        "Correct; minimax and depth-limited decisions break ties towards the last optimal action,"
+        " and alpha-beta is fail-hard.",
+        (),
     ),
-    "judy_no_alternation": RULES,
-    "mallory_fresh_window": ("alphabeta_pruning",),
-    "niaj_eager_children": ("alphabeta_pruning",),
-    "olivia_wrong_side_eval": _DEPTH_LIMITED,
-    "peggy_last_child": (
-        "minimax_decision",
-        "alphabeta_decision",
-        "alphabeta_pruning",
-        "depth_limited_decision",
+    "carol_negamax": (
+        "Correct; minimax and alpha-beta written as negamax with a colour sign.",
+        (),
     ),
-    "quentin_partial": (*_ALPHABETA, *_DEPTH_LIMITED),
-    "rupert_broken_json": RULES,
-    "sybil_syntax_error": _ALPHABETA,
-    "trent_infinite_loop": _ALPHABETA,
-    "ursula_unit_sentinels": ("minimax_value", "minimax_decision", *_ALPHABETA),
-    "victor_no_terminal_test": _DEPTH_LIMITED,
-    "walter_textbook_depth": _DEPTH_LIMITED,
-    "xena_value_or_heuristic": _DEPTH_LIMITED,
-    "yolanda_beta_min_alpha": ("alphabeta_value", "alphabeta_pruning"),
-    "zoe_cutoff_not_passed_up": ("alphabeta_pruning",),
-    "yves_empty": RULES,
-    "wendy_noisy_but_correct": (),
-    "xavier_random_moves": RULES,
-    "zack_first_action": RULES,
+    "quentin_partial": (
+        "Only minimax is written; the other four functions still raise NotImplementedError.",
+        (*_ALPHABETA, *_DEPTH_LIMITED),
+    ),
+    "rupert_broken_json": (
+        "Correct code, but the file was cut off halfway and is not valid JSON.",
+        RULES,
+    ),
+    "sybil_syntax_error": (
+        "The alphabeta_value cell has a syntax error; the other cells are correct.",
+        _ALPHABETA,
+    ),
+    "trent_infinite_loop": (
+        "alphabeta_value loops forever on every call; the rest is correct.",
+        _ALPHABETA,
+    ),
+    "yves_empty": ("Nothing written: the notebook defines none of the functions.", RULES),
+    "wendy_noisy_but_correct": (
+        "Correct, in a noisy notebook: magics, shell commands, prints, input(), a plot and a"
+        " self-check.",
+        (),
+    ),
+    "xavier_random_moves": (
+        "Decisions return a random legal action; values are always 0.",
+        RULES,
+    ),
+    "zack_first_action": (
+        "Decisions return the first action; values are the utility if terminal, else 0.",
+        RULES,
+    ),
 }
 
-# Rules a student loses on some instances only (named in the README so nobody expects zero).
-PARTLY: dict[str, dict[str, str]] = {
-    "dan_strict_cutoff": {"alphabeta_pruning": "tie-heavy instances only"},
-    "heidi_root_picks_min": {"alphabeta_pruning": "the decision group: wrong moves"},
-    "ivan_returns_child": {"alphabeta_pruning": "the decision group: wrong moves"},
-    "peggy_last_child": {"alphabeta_pruning": "the decision group: wrong moves"},
-    "yolanda_beta_min_alpha": {
-        "alphabeta_value": "most groups",
-        "alphabeta_pruning": "prunes more than a correct alpha-beta can",
-    },
+STUDENTS = (
+    "alice_correct", "bob_last_ties", "carol_negamax", "dan_strict_cutoff",
+    "erin_max_starts_at_zero", "frank_swapped_window", "grace_min_never_cuts",
+    "heidi_root_picks_min", "ivan_returns_child", "judy_no_alternation", "mallory_fresh_window",
+    "niaj_eager_children", "olivia_wrong_side_eval", "peggy_last_child", "quentin_partial",
+    "rupert_broken_json", "sybil_syntax_error", "trent_infinite_loop", "ursula_unit_sentinels",
+    "victor_no_terminal_test", "walter_textbook_depth", "xena_value_or_heuristic",
+    "yolanda_beta_min_alpha", "zoe_cutoff_not_passed_up", "yves_empty",
+    "wendy_noisy_but_correct", "xavier_random_moves", "zack_first_action",
+    "abel_table_bound_as_exact", "bea_later_tie_at_a_bound",
+)  # fmt: skip
+"""The class, in the order of examples/README.md."""
+
+MISTAKE_OF = {m.student: m for m in MISTAKES if m.student}
+
+EXPECTED: dict[str, str] = {
+    s: MISTAKE_OF[s].summary if s in MISTAKE_OF else OTHER_STUDENTS[s][0] for s in STUDENTS
 }
+SHOULD_LOSE: dict[str, tuple[str, ...]] = {
+    s: MISTAKE_OF[s].loses if s in MISTAKE_OF else OTHER_STUDENTS[s][1] for s in STUDENTS
+}
+# Rules a student loses on some instances only (named in the README so nobody expects zero).
+PARTLY: dict[str, dict[str, str]] = {s: dict(m.partly) for s, m in MISTAKE_OF.items() if m.partly}
 
 # --------------------------------------------------------------------------------------------
 # Correct building blocks: what a good student hands in, one cell per function.
@@ -958,6 +892,98 @@ ZACK = {
     ),
 }
 
+ABEL = {
+    "alphabeta_value": """\
+def alphabeta_value(game, state, alpha=-math.inf, beta=math.inf, table=None):
+    # remember every position searched: the same position comes back by other move orders
+    table = {} if table is None else table
+    if game.is_terminal(state):
+        return game.utility(state)
+    if state in table:
+        return table[state]
+    maximising = game.to_move(state) == MAX
+    for action in game.actions(state):
+        found = alphabeta_value(game, game.result(state, action), alpha, beta, table)
+        if maximising:
+            if found >= beta:
+                table[state] = beta
+                return beta
+            alpha = max(alpha, found)
+        elif found <= alpha:
+            table[state] = alpha
+            return alpha
+        else:
+            beta = min(beta, found)
+    table[state] = alpha if maximising else beta
+    return table[state]
+""",
+    "alphabeta_decision": """\
+def alphabeta_decision(game, state):
+    # one table for the whole decision: the root's children share positions too
+    maximising = game.to_move(state) == MAX
+    alpha, beta, best, table = -math.inf, math.inf, None, {}
+    for action in game.actions(state):
+        value = alphabeta_value(game, game.result(state, action), alpha, beta, table)
+        if maximising and (best is None or value > alpha):
+            best, alpha = action, value
+        elif not maximising and (best is None or value < beta):
+            best, beta = action, value
+    return best
+""",
+}
+
+BEA = {
+    "alphabeta_decision": """\
+def best_action_carrying_the_window(search, game, state):
+    # every child first, then the window carried from one child to the next
+    children = [(action, game.result(state, action)) for action in game.actions(state)]
+    maximising = game.to_move(state) == MAX
+    alpha, beta, best = -math.inf, math.inf, None
+    for action, child in children:
+        value = search(child, alpha, beta)
+        if maximising and value >= alpha:  # a tie keeps the later action
+            best, alpha = action, value
+        elif not maximising and value <= beta:
+            best, beta = action, value
+    return best
+
+
+def alphabeta_decision(game, state):
+    search = lambda child, alpha, beta: alphabeta_value(game, child, alpha, beta)  # noqa: E731
+    return best_action_carrying_the_window(search, game, state)
+""",
+    "depth_limited_decision": """\
+def limited_alphabeta(game, state, depth, evaluate, alpha, beta):
+    if game.is_terminal(state):
+        return game.utility(state)
+    if depth == 0:
+        return evaluate(state)
+    maximising = game.to_move(state) == MAX
+    value = -math.inf if maximising else math.inf
+    for action in game.actions(state):
+        child = game.result(state, action)
+        found = limited_alphabeta(game, child, depth - 1, evaluate, alpha, beta)
+        if maximising:
+            value = max(value, found)
+            if value >= beta:
+                return value
+            alpha = max(alpha, value)
+        else:
+            value = min(value, found)
+            if value <= alpha:
+                return value
+            beta = min(beta, value)
+    return value
+
+
+def depth_limited_decision(game, state, depth, evaluate):
+    def search(child, alpha, beta):
+        return limited_alphabeta(game, child, depth - 1, evaluate, alpha, beta)
+
+    return best_action_carrying_the_window(search, game, state)
+""",
+}
+
 YVES = dict.fromkeys(FUNCTIONS)
 
 OVERRIDES: dict[str, dict[str, str | None]] = {
@@ -986,6 +1012,8 @@ OVERRIDES: dict[str, dict[str, str | None]] = {
     "yves_empty": YVES,
     "xavier_random_moves": XAVIER,
     "zack_first_action": ZACK,
+    "abel_table_bound_as_exact": ABEL,
+    "bea_later_tie_at_a_bound": BEA,
 }
 
 EXTRA_IMPORTS = {"xavier_random_moves": "import random\n"}

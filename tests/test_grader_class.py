@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import importlib.util
 import json
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from autograder.cli import main
+from autograder.mistakes import MISTAKES
 from autograder.rules import RULE_IDS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,18 +83,22 @@ def test_strict_cutoff_keeps_pruning_points_without_ties_and_loses_only_the_tie_
 
 @pytest.mark.parametrize(
     "student, words",
-    [
-        ("mallory_fresh_window", "fresh (-inf, +inf) window"),
-        ("niaj_eager_children", "generated before the loop"),
-        ("erin_max_starts_at_zero", "starts its running value at 0"),
-        ("judy_no_alternation", "every level maximises"),
-        ("walter_textbook_depth", "one ply further"),
-        ("heidi_root_picks_min", "is max/min the right way round"),
-        ("yolanda_beta_min_alpha", "fewer states than a correct alpha-beta"),
-    ],
+    [(m.student, m.hint) for m in MISTAKES if m.student]
+    + [("yolanda_beta_min_alpha", "fewer states than a correct alpha-beta")],
 )
 def test_feedback_names_the_likely_mistake(graded: Path, student: str, words: str) -> None:
-    assert words in (graded / student / "feedback.html").read_text()
+    """The catalogue's every mistake is named, in its own words, on its student's page."""
+    assert html.escape(words, quote=True) in (graded / student / "feedback.html").read_text()
+
+
+def test_the_example_class_grades_as_the_stored_fixture(graded: Path) -> None:
+    """A regression fixture: tests/fixtures/example_class_grades.csv is grades.csv as it was
+    when the judge became one (the two students of the transposition-table and cut-off-tie
+    mistakes added after); any change to a grade must be meant, and the fixture updated."""
+    fixture = ROOT / "tests" / "fixtures" / "example_class_grades.csv"
+    with open(fixture, newline="") as handle:
+        stored = {row["student"]: row for row in csv.DictReader(handle)}
+    assert _rows(graded) == stored
 
 
 def test_a_broken_notebook_gets_a_clear_status_and_the_class_is_still_graded(graded: Path):

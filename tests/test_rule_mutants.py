@@ -1,12 +1,15 @@
-"""One mutant per rule: the reference with a single mistake loses exactly that rule's points.
+"""One mutant per rule: the reference with a single catalogued mistake loses exactly that rule.
 
-The reference's decisions call its value functions, so a broken value function would also cost
-the decisions. Each mutant therefore keeps a correct copy of the function it breaks, under
-another name, for the other functions to use.
+Each rule's mutant is the function its example student writes with the mistake (the catalogue,
+autograder/mistakes.py, names the student; examples/make_class.py holds the code). The
+reference's decisions call its value functions, so a broken value function would also cost the
+decisions: each mutant therefore keeps a correct copy of the function it breaks, under another
+name, for the other functions to use.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
@@ -14,79 +17,45 @@ import pytest
 
 from autograder.grade import Settings, grade
 from autograder.load import Submission, load
+from autograder.mistakes import mistake
 from autograder.reference import reference_source
 from autograder.rules import RULE_IDS, rule
 from autograder.sandbox import Limits, build_import_view
 
+ROOT = Path(__file__).resolve().parents[1]
 KEEP_CORRECT = """
 _correct = {{name: globals()[name] for name in {names!r}}}
 """
 
-# rule id -> (functions whose correct copies the others use, source of the broken function)
+
+def _make_class():
+    spec = importlib.util.spec_from_file_location("make_class", ROOT / "examples" / "make_class.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+MAKE_CLASS = _make_class()
+
+# rule id -> (the mistake, the function of its example student that breaks the rule)
 MUTANTS = {
-    "minimax_value": (
-        ["minimax_value"],
-        "def minimax_value(game, state):  # a MAX node starts at 0\n"
-        "    if game.is_terminal(state):\n        return game.utility(state)\n"
-        "    values = [_correct['minimax_value'](game, game.result(state, a))\n"
-        "              for a in game.actions(state)]\n"
-        "    return max([0, *values]) if game.to_move(state) == MAX else min(values)\n",
-    ),
-    "minimax_decision": (
-        [],
-        "def minimax_decision(game, state):  # picks the worst child\n"
-        "    pick = min if game.to_move(state) == MAX else max\n"
-        "    return pick(game.actions(state),\n"
-        "                key=lambda a: minimax_value(game, game.result(state, a)))\n",
-    ),
-    "alphabeta_value": (
-        ["alphabeta_value"],
-        "def alphabeta_value(game, state, alpha=-math.inf, beta=math.inf):  # off by one\n"
-        "    return _correct['alphabeta_value'](game, state, alpha, beta) + 1\n",
-    ),
-    "alphabeta_decision": (
-        [],
-        "def alphabeta_decision(game, state):  # the last action examined\n"
-        "    for action in game.actions(state):\n"
-        "        alphabeta_value(game, game.result(state, action))\n"
-        "    return action\n",
-    ),
-    "alphabeta_pruning": (
-        [],
-        "def alphabeta_value(game, state, alpha=-math.inf, beta=math.inf):  # fresh windows\n"
-        "    if game.is_terminal(state):\n        return game.utility(state)\n"
-        "    values = []\n"
-        "    for action in game.actions(state):\n"
-        "        values.append(alphabeta_value(game, game.result(state, action)))\n"
-        "        best = max(values) if game.to_move(state) == MAX else min(values)\n"
-        "        if (game.to_move(state) == MAX and best >= beta) or (\n"
-        "            game.to_move(state) != MAX and best <= alpha):\n"
-        "            return best\n"
-        "    return max(values) if game.to_move(state) == MAX else min(values)\n",
-    ),
-    "depth_limited_value": (
-        ["depth_limited_value"],
-        "def depth_limited_value(game, state, depth, evaluate):  # evaluates terminals too\n"
-        "    if depth == 0:\n        return evaluate(state)\n"
-        "    if game.is_terminal(state):\n        return game.utility(state)\n"
-        "    values = [depth_limited_value(game, game.result(state, a), depth - 1, evaluate)\n"
-        "              for a in game.actions(state)]\n"
-        "    return max(values) if game.to_move(state) == MAX else min(values)\n",
-    ),
-    "depth_limited_decision": (
-        [],
-        "def depth_limited_decision(game, state, depth, evaluate):  # one ply further\n"
-        "    sign = 1 if game.to_move(state) == MAX else -1\n"
-        "    return max(game.actions(state), key=lambda a: sign * depth_limited_value(\n"
-        "        game, game.result(state, a), depth, evaluate))\n",
-    ),
+    "minimax_value": ("max_starts_at_zero", "minimax_value"),
+    "minimax_decision": ("root_picks_min", "minimax_decision"),
+    "alphabeta_value": ("beta_from_alpha", "alphabeta_value"),
+    "alphabeta_decision": ("last_child", "alphabeta_decision"),
+    "alphabeta_pruning": ("fresh_window", "alphabeta_value"),
+    "depth_limited_value": ("no_terminal_test", "depth_limited_value"),
+    "depth_limited_decision": ("last_child", "depth_limited_decision"),
 }
 
 
 def mutant_source(rule_id: str) -> str:
-    """The reference, then correct copies of what is broken, then the broken function; the
-    functions that called the broken one are pointed at the correct copy."""
-    keep, broken = MUTANTS[rule_id]
+    """The reference, then a correct copy of the function the mutant breaks, then the student's
+    mistaken version of it; the functions that called it are pointed at the correct copy (a
+    pruning mutant keeps nothing: pruning is judged on the broken function itself)."""
+    mistake_id, function = MUTANTS[rule_id]
+    broken = MAKE_CLASS.OVERRIDES[mistake(mistake_id).student][function]
+    keep = [function] if function == rule_id and function.endswith("_value") else []
     source = reference_source()
     for name in keep:
         source = re.sub(rf"(?<!def ){name}\(game", f"_correct['{name}'](game", source)

@@ -10,6 +10,7 @@ cut-off's bound and a starting sentinel.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from pathlib import Path
 
@@ -80,77 +81,25 @@ def alphabeta_decision(game, state):
     return best
 """
 
+
+def _make_class():
+    spec = importlib.util.spec_from_file_location("make_class", ROOT / "examples" / "make_class.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _student(name: str) -> str:
+    """The functions an example student overrides, from examples/make_class.py."""
+    return "\n\n" + "\n\n".join(_make_class().OVERRIDES[name].values())
+
+
 # The classic bug: a fail-hard result stored as exact, whatever window produced it.
-BOUND_AS_EXACT = """
-def alphabeta_value(game, state, alpha=-math.inf, beta=math.inf, table=None):
-    table = {} if table is None else table
-    if game.is_terminal(state):
-        return game.utility(state)
-    if state in table:
-        return table[state]
-    maximising = game.to_move(state) == MAX
-    for action in game.actions(state):
-        found = alphabeta_value(game, game.result(state, action), alpha, beta, table)
-        if maximising:
-            if found >= beta:
-                table[state] = beta
-                return beta
-            alpha = max(alpha, found)
-        elif found <= alpha:
-            table[state] = alpha
-            return alpha
-        else:
-            beta = min(beta, found)
-    table[state] = alpha if maximising else beta
-    return table[state]
-"""
+BOUND_AS_EXACT = _student("abel_table_bound_as_exact")
 
 # Every child built first, then a later action kept when its value only ties the best: with the
 # window carried, that value may be a cut-off's bound (the reference's searches are fail-soft).
-LATER_TIES = """
-def _later_ties(search, game, state):
-    children = [(action, game.result(state, action)) for action in game.actions(state)]
-    maximising = game.to_move(state) == MAX
-    alpha, beta, best = -math.inf, math.inf, None
-    for action, child in children:
-        value = search(child, alpha, beta)
-        if maximising and value >= alpha:
-            best, alpha = action, value
-        elif not maximising and value <= beta:
-            best, beta = action, value
-    return best
-
-
-def _limited(game, state, depth, evaluate, alpha, beta):
-    if game.is_terminal(state):
-        return game.utility(state)
-    if depth == 0:
-        return evaluate(state)
-    maximising = game.to_move(state) == MAX
-    value = -math.inf if maximising else math.inf
-    for action in game.actions(state):
-        found = _limited(game, game.result(state, action), depth - 1, evaluate, alpha, beta)
-        if maximising:
-            value = max(value, found)
-            if value >= beta:
-                return value
-            alpha = max(alpha, value)
-        else:
-            value = min(value, found)
-            if value <= alpha:
-                return value
-            beta = min(beta, value)
-    return value
-
-
-def alphabeta_decision(game, state):
-    return _later_ties(lambda s, a, b: alphabeta_value(game, s, a, b), game, state)
-
-
-def depth_limited_decision(game, state, depth, evaluate):
-    search = lambda s, a, b: _limited(game, s, depth - 1, evaluate, a, b)  # noqa: E731
-    return _later_ties(search, game, state)
-"""
+LATER_TIES = _student("bea_later_tie_at_a_bound")
 
 
 @pytest.fixture(scope="module")

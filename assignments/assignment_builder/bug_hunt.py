@@ -1,4 +1,4 @@
-"""The bug hunt's buggy functions (Assignment 4) and the number of mistakes in each."""
+"""The bug hunt's buggy functions (Assignment 4) and the catalogued mistakes in each."""
 
 from __future__ import annotations
 
@@ -104,7 +104,12 @@ class Bug:
 
     function: Callable
     buggy: Callable
-    mistakes: int
+    mistake_ids: tuple[str, ...]  # entries of autograder/mistakes.py, in the order explained
+
+    @property
+    def mistakes(self) -> int:
+        """How many mistakes the buggy version holds (each is worth points when explained)."""
+        return len(self.mistake_ids)
 
     @property
     def name(self) -> str:
@@ -113,11 +118,27 @@ class Bug:
 
 
 BUGS = (
-    Bug(minimax.minimax_value, buggy_minimax_value, 2),
-    Bug(minimax.minimax_decision, buggy_minimax_decision, 2),
-    Bug(alphabeta.alphabeta_value, buggy_alphabeta_value, 3),
-    Bug(alphabeta.alphabeta_decision, buggy_alphabeta_decision, 2),
-    Bug(depth_limited.depth_limited_value, buggy_depth_limited_value, 2),
-    Bug(depth_limited.depth_limited_decision, buggy_depth_limited_decision, 2),
+    Bug(minimax.minimax_value, buggy_minimax_value, ("max_starts_at_zero", "no_alternation")),
+    Bug(minimax.minimax_decision, buggy_minimax_decision, ("root_picks_min", "returns_child")),
+    Bug(
+        alphabeta.alphabeta_value,
+        buggy_alphabeta_value,
+        ("swapped_window", "eager_children", "min_never_cuts"),
+    ),
+    Bug(
+        alphabeta.alphabeta_decision,
+        buggy_alphabeta_decision,
+        ("fresh_root_window", "last_child"),
+    ),
+    Bug(
+        depth_limited.depth_limited_value,
+        buggy_depth_limited_value,
+        ("no_terminal_test", "wrong_side_evaluation"),
+    ),
+    Bug(
+        depth_limited.depth_limited_decision,
+        buggy_depth_limited_decision,
+        ("unit_sentinels", "textbook_depth"),
+    ),
 )
 """The parts of the bug hunt, in the notebook's order."""
