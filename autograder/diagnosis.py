@@ -24,7 +24,7 @@ class Variant:
     eager: bool = False  # all children generated before the loop
     min_cuts: bool = True  # False: the MIN branch never updates beta or cuts off
     prune: bool = True  # False: plain minimax
-    pass_up: bool = True  # False: only nodes whose children are leaves cut off
+    pass_up: bool = True  # False: a node cuts off only right after a terminal child
     start: float = math.inf  # running values start at -start / +start
     max_start_zero: bool = False  # a MAX node starts its running value at 0
     every_level_max: bool = False  # players never alternate
@@ -67,23 +67,27 @@ def _search_children(game, state, variant, alpha, beta, depth, evaluate, table) 
     actions = game.actions(state)
     children = [game.result(state, a) for a in actions] if variant.eager else None
     value = (0 if variant.max_start_zero else -variant.start) if maximising else variant.start
-    leaf_children = True
     for index, action in enumerate(actions):
         child = children[index] if children is not None else game.result(state, action)
-        leaf_children = leaf_children and game.is_terminal(child)
         window = (-math.inf, math.inf) if variant.fresh_window else (alpha, beta)
         below = None if depth is None else depth - 1
         found = search(game, child, variant, *window, below, evaluate, table)
+        if variant.beta_from_alpha:  # the lecture's cut-off tests, with beta from alpha
+            value = max(value, found) if maximising else min(value, found)
+            if value >= beta if maximising else value <= alpha:
+                break
+            alpha, beta = (max(alpha, value), beta) if maximising else (alpha, min(alpha, value))
+            continue
         if maximising:
             value = max(value, found)
             alpha = max(alpha, value)
         elif variant.min_cuts:
             value = min(value, found)
-            beta = min(alpha if variant.beta_from_alpha else beta, value)
+            beta = min(beta, value)
         else:
             value = min(value, found)
         cut = alpha > beta if variant.strict else alpha >= beta
-        if variant.prune and cut and (variant.pass_up or leaf_children):
+        if variant.prune and cut and (variant.pass_up or game.is_terminal(child)):
             break
     return value
 
@@ -132,9 +136,9 @@ VALUE_VARIANTS = {
     "max_starts_at_zero": Variant(max_start_zero=True),
     "unit_sentinels": Variant(start=1),
     "no_alternation": Variant(every_level_max=True),
+    "table_bound_as_exact": Variant(bound_as_exact=True),
     "beta_from_alpha": Variant(beta_from_alpha=True),
     "swapped_window": Variant(swapped=True),
-    "table_bound_as_exact": Variant(bound_as_exact=True),
 }
 """The mistakes recognised by the value they give, in the order they are tried."""
 

@@ -155,6 +155,8 @@ def decode(sent: Any) -> Any:
             return tuple(decoded) if kind == "tuple" else decoded
         if kind == "float" and items in ("inf", "-inf", "nan"):
             return float(items)
+    if set(sent) == {"state"}:  # the sandbox saw a state it served come back
+        return Opaque("a state of the game (one your search generated)")
     if set(sent) == {"object", "repr"}:
         return Opaque(f"an object of type {sent['object']} ({str(sent['repr'])[:SHOWN]})")
     return Opaque(f"a forged reply ({str(sent)[:SHOWN]})")
@@ -267,8 +269,9 @@ def not_an_action_hint(case: Case, returned: Any) -> str:
                 f"{returned!r} is the value of action {action!r}: a decision returns the action "
                 f"itself, one of {legal}"
             )
-    if isinstance(returned, tuple | list):
-        hint += "; it looks like a state or a pair, not an action"
+    served = isinstance(returned, Opaque) and returned.text.startswith("a state of the game")
+    if served or isinstance(returned, tuple | list | str):
+        hint += "; it looks like a state or a pair, not an action: return the action itself"
     return hint
 
 

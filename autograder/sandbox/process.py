@@ -257,6 +257,8 @@ class StudentProcess:
             op = message.get("op")
             if op == "return":
                 outcome.status, outcome.value = "returned", message.get("value")
+                if type(outcome.value) is int and outcome.value in served:
+                    outcome.value = {"state": "returned"}  # a token: a state, not an action
             elif op == "raised":
                 outcome.status = "raised"
                 outcome.error = str(message.get("error", ""))[:2000]
