@@ -13,6 +13,7 @@ import types
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # what editors and type checkers see; at run time see __getattr__
+    # ruff: noqa: F401 - file-wide: the names imported here are exported by _HOMES and __all__
     from games.chance import ChanceTree, Pig, PigState, chance, max_, min_
     from games.connect_four import ConnectFour, ConnectFourState
     from games.counting import CountingGame, RecordingGame
@@ -28,37 +29,6 @@ if TYPE_CHECKING:  # what editors and type checkers see; at run time see __getat
     from games.protocol import CHANCE, MAX, MIN, Game, IllegalActionError
     from games.tictactoe import TicTacToe
     from games.tree import GameTree, ordered_tree, random_tree
-
-__all__ = [
-    "CHANCE",
-    "MAX",
-    "MIN",
-    "ChanceTree",
-    "ConnectFour",
-    "ConnectFourState",
-    "CountingGame",
-    "Game",
-    "GameTree",
-    "IllegalActionError",
-    "MultiplayerGame",
-    "MultiplayerTree",
-    "Nim",
-    "Pig",
-    "PigState",
-    "RecordingGame",
-    "TakeAway",
-    "TicTacToe",
-    "backed_up_values",
-    "chance",
-    "draw_tree",
-    "figure_to_data_uri",
-    "figure_to_svg",
-    "max_",
-    "min_",
-    "ordered_tree",
-    "random_tree",
-    "tree_svg",
-]
 
 _HOMES = {
     "games.chance": ("ChanceTree", "Pig", "PigState", "chance", "max_", "min_"),
@@ -77,7 +47,10 @@ _HOMES = {
     "games.tictactoe": ("TicTacToe",),
     "games.tree": ("GameTree", "ordered_tree", "random_tree"),
 }
+"""Where each exported name lives; the TYPE_CHECKING imports above must say the same (a test
+compares them)."""
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+__all__ = sorted(_HOME_OF)
 
 
 def __getattr__(name: str):

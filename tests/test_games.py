@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -212,3 +214,12 @@ def _passes_in_a_fresh_interpreter(code: str) -> None:
     """Run `code` where nothing of `games` is imported yet; its asserts must hold."""
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_names_editors_see_are_the_names_the_toolkit_exports() -> None:
+    """games/__init__.py lists its exports for editors (TYPE_CHECKING imports) and for the lazy
+    import (_HOMES): the two lists must agree."""
+    source = Path(games.__file__).read_text(encoding="utf-8")
+    checked = next(n for n in ast.parse(source).body if isinstance(n, ast.If))
+    seen = {(node.module, alias.name) for node in checked.body for alias in node.names}
+    assert seen == {(module, name) for name, module in games._HOME_OF.items()}
