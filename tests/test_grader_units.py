@@ -10,7 +10,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.cli import main
-from autograder.load import NotebookError, Submission, _code_sources, discover, load, strip_magics
+from autograder.load import Submission, discover, load, strip_magics
+from autograder.notebook_json import NotebookError, code_sources
 from autograder.report import OutputLock, grades_csv, write_atomically
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -163,7 +164,7 @@ def test_an_nbformat_3_notebook_is_read_across_its_worksheets(tmp_path: Path) ->
     assert [index for index, _ in loaded.cells] == [1, 2] and loaded.cells[0][1] == "a = 1\nb = 2"
     assert loaded.notes == ["cell 2: IPython magics and shell commands were skipped"]
     upgraded = nbformat.reads(text, as_version=4)
-    assert _code_sources(text) == [c.source for c in upgraded.cells if c.cell_type == "code"]
+    assert code_sources(text) == [c.source for c in upgraded.cells if c.cell_type == "code"]
 
 
 NOTEBOOKS = sorted(
@@ -178,10 +179,10 @@ def test_the_reader_finds_the_same_code_as_nbformat(path: Path) -> None:
         notebook = nbformat.reads(text, as_version=4)
     except Exception:  # noqa: BLE001 - nbformat raises many kinds; the reader must refuse too
         with pytest.raises(NotebookError):
-            _code_sources(text)
+            code_sources(text)
         return
     expected = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
-    assert _code_sources(text) == expected
+    assert code_sources(text) == expected
 
 
 def test_a_second_run_on_the_same_folder_refuses_with_a_clear_message(tmp_path: Path) -> None:

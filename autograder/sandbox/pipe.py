@@ -1,0 +1,142 @@
+"""The grader's ends of the two pipes to a submission: frames in and out before a deadline.
+
+Both pipes are non-blocking: a read or write is tried first and select() waits only when it
+would block, so a round trip costs one read and one write on each side, and a student that
+stops reading cannot hang the grader past the deadline. `StudentProcess` holds the state these
+methods use: the file descriptors, the unread `_buffer`, the `limits` and the `process`.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import select
+import signal
+import subprocess
+import time
+
+from autograder.sandbox.limits import SandboxError
+from autograder.sandbox.wire import (
+    _LENGTH,
+    _REQUEST,
+    _REQUEST_TAG,
+    MAX_MESSAGE,
+    _json_message,
+)
+
+
+class PipeEnds:
+    """Reading and writing frames on a submission's pipes (a base of `StudentProcess`)."""
+
+    _buffer: bytes
+    _read_fd: int | None
+    _write_fd: int | None
+
+    def _fds(self) -> tuple[int, int]:
+        if self._read_fd is None or self._write_fd is None:
+            raise SandboxError("crashed", self._death_message())
+        return self._read_fd, self._write_fd
+
+    def _send(self, message: object, deadline: float | None = None) -> None:
+        """Send `message` (marshalled: the student may trust the grader) before `deadline`.
+
+        Without a deadline, the load time-out counts from now. Every exchange starts here, so
+        this is where both pipes are put in non-blocking mode.
+        """
+        waiting_for = "the call" if deadline is not None else "loading"
+        if deadline is None:
+            deadline = time.monotonic() + self.limits.load_timeout
+        try:
+            os.set_blocking(self._write_fd, False)
+            os.set_blocking(self._read_fd, False)
+        except (OSError, TypeError) as error:
+            raise SandboxError("crashed", self._death_message()) from error
+        payload = b"m" + marshal.dumps(message)
+        self._write(_LENGTH.pack(len(payload)) + payload, deadline, waiting_for)
+
+    def _write(self, data: bytes, deadline: float, waiting_for: str) -> None:
+        """Write a whole frame (length and payload) before `deadline`."""
+        while data:
+            try:
+                data = data[os.write(self._write_fd, data) :]
+            except BlockingIOError:  # the pipe is full: the student is not reading yet
+                self._wait(deadline, waiting_for, writing=True)
+            except (OSError, TypeError) as error:
+                raise SandboxError("crashed", self._death_message()) from error
+
+    def _receive(self, deadline: float, waiting_for: str = "the call") -> dict:
+        """Read one frame from the student: a 13-byte `result` request or a JSON message.
+
+        Nothing from the student is ever unpickled or unmarshalled: only fixed-size integers
+        and JSON are parsed here.
+        """
+        payload = self._frame(deadline, waiting_for)
+        if len(payload) == _REQUEST.size and payload[0] == _REQUEST_TAG:
+            _, token, index = _REQUEST.unpack(payload)
+            return {"op": "result", "state": token, "action": index}
+        return _json_message(payload)
+
+    def _frame(self, deadline: float, waiting_for: str) -> bytes:
+        """The payload of the student's next frame, read before `deadline`."""
+        buffer = self._buffer
+        while len(buffer) < 4:
+            buffer += self._read(deadline, waiting_for)
+        (size,) = _LENGTH.unpack_from(buffer)
+        if size > MAX_MESSAGE or size < 1:
+            raise SandboxError("crashed", "the submission sent an over-long message")
+        end = 4 + size
+        if len(buffer) < end:
+            chunks, have = [buffer], len(buffer)
+            while have < end:
+                chunks.append(self._read(deadline, waiting_for))
+                have += len(chunks[-1])
+            buffer = b"".join(chunks)
+        self._buffer = buffer[end:]
+        return buffer[4:end]
+
+    def _read(self, deadline: float, waiting_for: str) -> bytes:
+        """What the student has sent so far (at least one byte), waiting until `deadline`."""
+        while True:
+            if time.monotonic() >= deadline:  # also stops a student that floods requests
+                raise self._timed_out(waiting_for)
+            try:
+                chunk = os.read(self._read_fd, 65536)
+            except BlockingIOError:
+                self._wait(deadline, waiting_for)
+                continue
+            except (OSError, TypeError) as error:
+                raise SandboxError("crashed", self._death_message()) from error
+            if not chunk:
+                raise SandboxError("crashed", self._death_message())
+            return chunk
+
+    def _wait(self, deadline: float, waiting_for: str, writing: bool = False) -> None:
+        """Wait until the student has written (or, `writing`, read) something, or `deadline`."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise self._timed_out(waiting_for)
+        if writing:
+            select.select([], [self._write_fd], [], remaining)
+        else:
+            select.select([self._read_fd], [], [], remaining)
+
+    def _timed_out(self, waiting_for: str) -> SandboxError:
+        limit = self.limits.load_timeout if waiting_for == "loading" else self.limits.timeout
+        return SandboxError("timeout", f"no answer within {limit:g} s ({waiting_for})")
+
+    def _death_message(self) -> str:
+        if self.process is None:
+            return "the submission's process is not running"
+        try:
+            code = self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return "the submission closed its channel to the grader"
+        if code < 0:
+            name = signal.Signals(-code).name
+            reasons = {
+                "SIGXCPU": "it used up its CPU-time limit",
+                "SIGKILL": "it was killed (out of memory, or a limit was hit)",
+                "SIGSEGV": "it crashed (often unbounded recursion with a raised recursion limit)",
+            }
+            return f"the submission's process died with {name}: {reasons.get(name, 'a signal')}"
+        return f"the submission's process exited with code {code} (sys.exit or os._exit?)"
