@@ -70,81 +70,83 @@ FUNCTIONS = (
 
 
 @cache
+def _instance_sets() -> dict[str, tuple[Instance, ...]]:
+    """The instances the groups are made of, by name (built once per process)."""
+    depth_trees = tuple(make.depth_limited_trees())
+    return {
+        "hand": tuple(make.hand_trees()),
+        "trees": tuple(make.seeded_trees(6, seed=1, distinct=False, branching=(2, 4), depth=4,
+                                         low=-20, high=20, leaf_probability=0.15)),
+        "tie_free": tuple(make.seeded_trees(6, seed=2, distinct=True, branching=(3, 4), depth=5,
+                                            low=-500, high=500)),
+        "ttt_values": tuple(make.tictactoe_values((3, 5))),
+        "ttt_values_deep": (*make.tictactoe_values((5, 8)),
+                            *make.tictactoe_transpositions((5, 7))),
+        "c4_values": tuple(make.connect_four_endgames(5, seed=7, empties=(6, 8))),
+        "c4_values_deep": tuple(make.connect_four_endgames(5, seed=8, empties=(9, 11))),
+        "tree_moves": tuple(make.tree_decisions(6, seed=3)),
+        "ttt_moves": tuple(make.tictactoe_decisions((3, 5))),
+        "ttt_moves_deep": tuple(make.tictactoe_decisions((5, 8))),
+        "depth_trees": depth_trees,
+        "depth_tree_moves": tuple(i for i in depth_trees if i.depth and i.depth >= 1),
+        "depth_ttt_values": tuple(make.depth_limited_tictactoe(decisions=False)),
+        "depth_ttt_moves": (*make.depth_limited_tictactoe(decisions=True),
+                            *make.depth_limited_ties(2)),
+    }  # fmt: skip
+
+
+def _value_groups(function: str, ttt: str, c4: str) -> tuple[Group, ...]:
+    sets = _instance_sets()
+    return (
+        Group("hand-made trees", function, 4, sets["hand"]),
+        Group("seeded random trees", function, 4, sets["trees"]),
+        Group("tic-tac-toe positions", function, 4, sets[ttt]),
+        Group("Connect Four end-games (scores beyond +-1)", function, 3, sets[c4]),
+    )
+
+
+def _decision_groups(function: str, ttt: str) -> tuple[Group, ...]:
+    sets = _instance_sets()
+    return (
+        Group("random trees with one best move", function, 5, sets["tree_moves"]),
+        Group("tic-tac-toe: one best move", function, 5, sets[ttt]),
+    )
+
+
+@cache
 def rules() -> tuple[Rule, ...]:
     """Build every rule and its instances (deterministic; built once per process)."""
-    hand = tuple(make.hand_trees())
-    trees = tuple(make.seeded_trees(6, seed=1, distinct=False, branching=(2, 4), depth=4,
-                                    low=-20, high=20, leaf_probability=0.15))  # fmt: skip
-    tie_free = tuple(make.seeded_trees(6, seed=2, distinct=True, branching=(3, 4), depth=5,
-                                       low=-500, high=500))  # fmt: skip
-    ttt_values = tuple(make.tictactoe_values((3, 5)))
-    ttt_values_deep = (*make.tictactoe_values((5, 8)), *make.tictactoe_transpositions((5, 7)))
-    c4_values = tuple(make.connect_four_endgames(5, seed=7, empties=(6, 8)))
-    c4_values_deep = tuple(make.connect_four_endgames(5, seed=8, empties=(9, 11)))
-    tree_moves = tuple(make.tree_decisions(6, seed=3))
-    ttt_moves = tuple(make.tictactoe_decisions((3, 5)))
-    ttt_moves_deep = tuple(make.tictactoe_decisions((5, 8)))
-    depth_trees = tuple(make.depth_limited_trees())
-    depth_ttt_values = tuple(make.depth_limited_tictactoe(decisions=False))
-    depth_ttt_moves = (*make.depth_limited_tictactoe(decisions=True), *make.depth_limited_ties(2))
-    depth_tree_moves = tuple(i for i in depth_trees if i.depth and i.depth >= 1)
-
-    def value_groups(function: str, ttt: tuple, c4: tuple) -> tuple[Group, ...]:
-        return (
-            Group("hand-made trees", function, 4, hand),
-            Group("seeded random trees", function, 4, trees),
-            Group("tic-tac-toe positions", function, 4, ttt),
-            Group("Connect Four end-games (scores beyond +-1)", function, 3, c4),
-        )
-
-    def decision_groups(function: str, ttt: tuple) -> tuple[Group, ...]:
-        return (
-            Group("random trees with one best move", function, 5, tree_moves),
-            Group("tic-tac-toe: one best move", function, 5, ttt),
-        )
-
+    sets = _instance_sets()
+    pruned_trees = (*sets["hand"][:1], *make.hand_pruning_trees(), *sets["tie_free"])
     return (
         Rule("minimax_value", "value", "minimax values",
-             value_groups("minimax_value", ttt_values, c4_values)),
+             _value_groups("minimax_value", "ttt_values", "c4_values")),
         Rule("minimax_decision", "decision", "minimax best moves",
-             decision_groups("minimax_decision", ttt_moves)),
+             _decision_groups("minimax_decision", "ttt_moves")),
         Rule("alphabeta_value", "value", "alpha-beta values",
-             value_groups("alphabeta_value", ttt_values_deep, c4_values_deep)),
+             _value_groups("alphabeta_value", "ttt_values_deep", "c4_values_deep")),
         Rule("alphabeta_decision", "decision", "alpha-beta best moves",
-             decision_groups("alphabeta_decision", ttt_moves_deep)),
-        Rule(
-            "alphabeta_pruning",
-            "pruning",
-            f"states generated by alpha-beta, at most {PRUNING_SLACK} x the reference",
-            (
-                Group("trees without ties: alphabeta_value", "alphabeta_value", 8,
-                      (*hand[:1], *make.hand_pruning_trees(), *tie_free)),
+             _decision_groups("alphabeta_decision", "ttt_moves_deep")),
+        Rule("alphabeta_pruning", "pruning",
+             f"states generated by alpha-beta, at most {PRUNING_SLACK} x the reference", (
+                Group("trees without ties: alphabeta_value", "alphabeta_value", 8, pruned_trees),
                 Group("trees without ties: alphabeta_decision carries the window",
-                      "alphabeta_decision", 7, tree_moves),
-                Group("tic-tac-toe (ties everywhere)", "alphabeta_value", 5, ttt_values_deep),
-            ),
-        ),
-        Rule(
-            "depth_limited_value",
-            "value",
-            "depth-limited values",
-            (
-                Group("trees with an asymmetric evaluation", "depth_limited_value", 8,
-                      depth_trees),
-                Group("tic-tac-toe with a heuristic", "depth_limited_value", 7, depth_ttt_values),
-            ),
-        ),
-        Rule(
-            "depth_limited_decision",
-            "decision",
-            "depth-limited best moves",
-            (
-                Group("trees with an asymmetric evaluation", "depth_limited_decision", 8,
-                      depth_tree_moves),
-                Group("tic-tac-toe with a heuristic", "depth_limited_decision", 7,
-                      depth_ttt_moves),
-            ),
-        ),
+                      "alphabeta_decision", 7, sets["tree_moves"]),
+                Group("tic-tac-toe (ties everywhere)", "alphabeta_value", 5,
+                      sets["ttt_values_deep"]),
+             )),
+        Rule("depth_limited_value", "value", "depth-limited values", (
+            Group("trees with an asymmetric evaluation", "depth_limited_value", 8,
+                  sets["depth_trees"]),
+            Group("tic-tac-toe with a heuristic", "depth_limited_value", 7,
+                  sets["depth_ttt_values"]),
+        )),
+        Rule("depth_limited_decision", "decision", "depth-limited best moves", (
+            Group("trees with an asymmetric evaluation", "depth_limited_decision", 8,
+                  sets["depth_tree_moves"]),
+            Group("tic-tac-toe with a heuristic", "depth_limited_decision", 7,
+                  sets["depth_ttt_moves"]),
+        )),
     )  # fmt: skip
 
 
