@@ -34,7 +34,8 @@ ONLY_SAFE = TicTacToe.from_picture("O.O\n.X.\nX..")
 LAST_IS_BEST = GameTree([[4, 9], [-2, 7], [6, 8]])
 
 
-def minimax_value_checks() -> list[Check]:
+def _value_checks() -> list[Check]:
+    """The value checks minimax and alpha-beta share: the trees of the lectures' mistakes."""
     return [
         Check("value", "the classic 3x3 tree", CLASSIC),
         Check("value", "every leaf negative", NEGATIVE),
@@ -42,6 +43,12 @@ def minimax_value_checks() -> list[Check]:
         Check("value", "leaves at odd and even depths", ODD_AND_EVEN),
         Check("value", "a terminal root", GameTree(7)),
         Check("value", "tic-tac-toe: X to move and lost", TTT, X_LOST),
+    ]
+
+
+def minimax_value_checks() -> list[Check]:
+    return [
+        *_value_checks(),
         Check("value", "tic-tac-toe: O to move, X wins anyway", TTT, X_WINS_O_TO_MOVE),
         Check("value", "a Connect Four end-game (scores beyond +-1)", C4, _c4_endgame(21, (7, 7))),
     ]
@@ -80,12 +87,7 @@ def _no_ties(seed: int, root_player: str = MAX) -> GameTree:
 
 def alphabeta_value_checks() -> list[Check]:
     return [
-        Check("value", "the classic 3x3 tree", CLASSIC),
-        Check("value", "every leaf negative", NEGATIVE),
-        Check("value", "the classic tree with MIN to move", GameTree(CLASSIC.tree, MIN)),
-        Check("value", "leaves at odd and even depths", ODD_AND_EVEN),
-        Check("value", "a terminal root", GameTree(7)),
-        Check("value", "tic-tac-toe: X to move and lost", TTT, X_LOST),
+        *_value_checks(),
         Check("value", "a Connect Four end-game", C4, _c4_endgame(22, (9, 9))),
         Check("states", "a tree without ties", _no_ties(5), game_code=NO_TIES,
               function="alphabeta_value"),
