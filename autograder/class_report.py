@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 from autograder import report
 from autograder.mistakes import MISTAKES
+from autograder.records import GradeRecord, GroupResult, RuleResult
 from autograder.report import spreadsheet_text, write_atomically
 from autograder.rules import RULE_IDS
 
@@ -72,21 +73,21 @@ class ClassSummary:
     timeouts: tuple[tuple[str, int], ...]  # (student, calls that ran out of time)
 
 
-def summarise(records: list[dict]) -> ClassSummary:
+def summarise(records: list[GradeRecord]) -> ClassSummary:
     """Count what the class did: scores, rules and groups passed, mistakes, failures, time."""
-    records = sorted(records, key=lambda r: r["student"])
-    scores = tuple(float(r["score"]) for r in records)
+    records = sorted(records, key=lambda r: r.student)
+    scores = tuple(float(r.score) for r in records)
     mistakes: dict[str, set[str]] = {}
     timeouts = []
     for record in records:
         for label in _diagnosed(record):
-            mistakes.setdefault(label, set()).add(record["student"])
-        late = sum(verdict.get("got") == "no answer in time" for verdict in _verdicts(record))
+            mistakes.setdefault(label, set()).add(record.student)
+        late = sum(verdict.got == "no answer in time" for verdict in record.verdicts())
         if late:
-            timeouts.append((record["student"], late))
+            timeouts.append((record.student, late))
     return ClassSummary(
         students=len(records),
-        max_score=max((float(r["max_score"]) for r in records), default=0.0),
+        max_score=max((float(r.max_score) for r in records), default=0.0),
         scores=scores,
         mean=statistics.fmean(scores) if scores else 0.0,
         median=statistics.median(scores) if scores else 0.0,
@@ -95,54 +96,48 @@ def summarise(records: list[dict]) -> ClassSummary:
             (label, tuple(sorted(students)))
             for label, students in sorted(mistakes.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         ),
-        ungraded=tuple((r["student"], r["status"]) for r in records if r["status"] != "graded"),
+        ungraded=tuple((r.student, r.status) for r in records if r.status != "graded"),
         slowest=tuple(
-            (r["student"], float(r.get("seconds", 0)))
-            for r in sorted(records, key=lambda r: -float(r.get("seconds", 0)))[:5]
+            (r.student, float(r.seconds))
+            for r in sorted(records, key=lambda r: -float(r.seconds))[:5]
         ),
         timeouts=tuple(sorted(timeouts, key=lambda item: (-item[1], item[0]))),
     )
 
 
-def _verdicts(record: dict):
-    for rule in record["rules"]:
-        for group in rule["groups"]:
-            yield from group["verdicts"]
-
-
-def _diagnosed(record: dict) -> set[str]:
+def _diagnosed(record: GradeRecord) -> set[str]:
     """The mistakes a student makes: a hint counts when it names the mistake on at least half
     of a rule's lost instances (a hint on a single instance can be a coincidence)."""
     found = set()
-    for rule in record["rules"]:
+    for rule in record.rules:
         labels = [
-            mistake_label(verdict.get("hint", ""))
-            for group in rule["groups"]
-            for verdict in group["verdicts"]
-            if not verdict["passed"]
+            mistake_label(verdict.hint)
+            for group in rule.groups
+            for verdict in group.verdicts
+            if not verdict.passed
         ]
         found |= {label for label in labels if label and 2 * labels.count(label) >= len(labels)}
     return found
 
 
-def _rule_counts(records: list[dict]) -> list[RuleCount]:
+def _rule_counts(records: list[GradeRecord]) -> list[RuleCount]:
     """A count for every rule, followed by one for each of its groups."""
-    items: dict[tuple[str, str], list[dict]] = {}
+    items: dict[tuple[str, str], list[RuleResult | GroupResult]] = {}
     for record in records:
-        for rule in record["rules"]:
-            items.setdefault((rule["id"], ""), []).append(rule)
-            for group in rule["groups"]:
-                items.setdefault((rule["id"], group["name"]), []).append(group)
+        for rule in record.rules:
+            items.setdefault((rule.id, ""), []).append(rule)
+            for group in rule.groups:
+                items.setdefault((rule.id, group.name), []).append(group)
     order = {rule_id: index for index, rule_id in enumerate(RULE_IDS)}
     keys = sorted(items, key=lambda key: (order.get(key[0], len(order)), key[0], key[1] != ""))
     return [
         RuleCount(
             rule=rule_id,
             group=group,
-            max_points=float(items[rule_id, group][0]["max_points"]),
-            passed=sum(item["points"] == item["max_points"] for item in items[rule_id, group]),
+            max_points=float(items[rule_id, group][0].max_points),
+            passed=sum(item.full for item in items[rule_id, group]),
             students=len(items[rule_id, group]),
-            mean_points=statistics.fmean(float(item["points"]) for item in items[rule_id, group]),
+            mean_points=statistics.fmean(float(item.points) for item in items[rule_id, group]),
         )
         for rule_id, group in keys
     ]
@@ -201,7 +196,6 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 
 def class_html(summary: ClassSummary, similar: list[tuple[str, str, float]] | None = None) -> str:
     """A self-contained page (inline SVG, nothing fetched) for the instructor."""
-    esc = html.escape
     n = summary.students
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
@@ -222,17 +216,30 @@ def class_html(summary: ClassSummary, similar: list[tuple[str, str, float]] | No
         "<table id='rules'><tr><th>rule / group</th><th>points</th><th>full points</th>"
         "<th></th></tr>",
     ]
-    for count in summary.counts:
-        share = count.passed / count.students if count.students else 0.0
-        row_class = " class='sub'" if count.group else ""
-        name = esc(count.group) if count.group else f"<b>{esc(count.rule)}</b>"
-        parts.append(
-            f"<tr{row_class}><td>{name}</td><td class='num'>{_number(count.max_points)}</td>"
-            f"<td class='num'>{count.passed} of {count.students}</td><td>"
-            f"<span class='bar' style='width:{share * 12:.2f}rem'></span></td></tr>"
-        )
+    parts += [_count_row(count) for count in summary.counts]
     parts.append("</table>")
-    parts.append("<h2>Mistakes diagnosed, most common first</h2>")
+    parts += _mistakes_html(summary)
+    parts += _ungraded_html(summary)
+    parts += _similar_html(similar)
+    parts += _time_html(summary)
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _count_row(count: RuleCount) -> str:
+    share = count.passed / count.students if count.students else 0.0
+    row_class = " class='sub'" if count.group else ""
+    name = html.escape(count.group) if count.group else f"<b>{html.escape(count.rule)}</b>"
+    return (
+        f"<tr{row_class}><td>{name}</td><td class='num'>{_number(count.max_points)}</td>"
+        f"<td class='num'>{count.passed} of {count.students}</td><td>"
+        f"<span class='bar' style='width:{share * 12:.2f}rem'></span></td></tr>"
+    )
+
+
+def _mistakes_html(summary: ClassSummary) -> list[str]:
+    esc = html.escape
+    parts = ["<h2>Mistakes diagnosed, most common first</h2>"]
     if summary.mistakes:
         parts.append("<table id='mistakes'><tr><th>mistake</th><th>students</th><th></th></tr>")
         for label, students in summary.mistakes:
@@ -244,7 +251,12 @@ def class_html(summary: ClassSummary, similar: list[tuple[str, str, float]] | No
         parts.append("</table>")
     else:
         parts.append("<p>No mistake was diagnosed.</p>")
-    parts.append("<h2>Submissions that could not be graded normally</h2>")
+    return parts
+
+
+def _ungraded_html(summary: ClassSummary) -> list[str]:
+    esc = html.escape
+    parts = ["<h2>Submissions that could not be graded normally</h2>"]
     if summary.ungraded:
         items = "".join(
             f"<li>{_student_link(student)}: {esc(status)}</li>"
@@ -253,8 +265,11 @@ def class_html(summary: ClassSummary, similar: list[tuple[str, str, float]] | No
         parts.append(f"<ul id='ungraded'>{items}</ul>")
     else:
         parts.append("<p>Every submission was graded.</p>")
-    parts += _similar_html(similar)
-    parts.append("<h2>Time</h2><table id='slowest'><tr><th>slowest</th><th>seconds</th></tr>")
+    return parts
+
+
+def _time_html(summary: ClassSummary) -> list[str]:
+    parts = ["<h2>Time</h2><table id='slowest'><tr><th>slowest</th><th>seconds</th></tr>"]
     for student, seconds in summary.slowest:
         parts.append(
             f"<tr><td>{_student_link(student)}</td><td class='num'>{seconds:.2f}</td></tr>"
@@ -268,8 +283,7 @@ def class_html(summary: ClassSummary, similar: list[tuple[str, str, float]] | No
         parts.append(f"<p>Calls that ran out of time:</p><ul id='timeouts'>{items}</ul>")
     else:
         parts.append("<p>No call ran out of time.</p>")
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    return parts
 
 
 NOT_ASKED: list = []
@@ -368,19 +382,16 @@ def histogram_svg(summary: ClassSummary, bins: int = 10) -> str:
     return "".join(parts)
 
 
-# -- the terminal -----------------------------------------------------------------------------
-
-
 # -- the output folder ------------------------------------------------------------------------
 
 
 def write_class_files(
-    out: Path, records: list[dict], similar: similarity.SimilarPairs | None = None
+    out: Path, records: list[GradeRecord], similar: similarity.SimilarPairs | None = None
 ) -> ClassSummary:
     """Write the manifest, class.html and summary.csv for these records (with the similar
     pairs, once their comparison has finished); return the summary."""
     summary = summarise(records)
-    write_atomically(out / report.MANIFEST, json.dumps(sorted(r["student"] for r in records)))
+    write_atomically(out / report.MANIFEST, json.dumps(sorted(r.student for r in records)))
     pairs = similar.pairs() if similar is not None else NOT_ASKED
     write_atomically(out / "class.html", class_html(summary, pairs))
     write_atomically(out / "summary.csv", summary_csv(summary))

@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
@@ -26,7 +27,8 @@ from autograder import (
     terminal,
 )
 from autograder import grade as grading
-from autograder.load import MAX_BYTES, discover, file_digest, unpacking
+from autograder.load import MAX_BYTES, discover, unpacking
+from autograder.records import GradeRecord
 from autograder.rules import ASSIGNMENT_RULES, RULE_IDS
 from autograder.sandbox import (
     Limits,
@@ -90,6 +92,13 @@ _memory = _setting(
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m autograder", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
+    _add_grade(commands)
+    _add_gradescope(commands)
+    _add_course_tools(commands)
+    return parser
+
+
+def _add_grade(commands) -> None:
     grade = commands.add_parser("grade", help="grade notebooks and write grades and feedback")
     grade.add_argument("paths", nargs="+", type=Path, help="notebooks, .py files or folders")
     grade.add_argument("--out", type=Path, required=True, help="folder for grades and feedback")
@@ -133,6 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="grade only this assignment's rules (and, in an nbgrader course, its folder)",
     )
     grade.add_argument("--quiet", action="store_true", help="no progress bar or table")
+
+
+def _add_gradescope(commands) -> None:
     bundle = commands.add_parser("gradescope", help="build a Gradescope autograder bundle (zip)")
     bundle.add_argument("--out", type=Path, default=Path("autograder.zip"))
     bundle.add_argument(
@@ -155,6 +167,10 @@ def build_parser() -> argparse.ArgumentParser:
     inside.add_argument("--assignment", choices=sorted(ASSIGNMENT_RULES))
     inside.add_argument("--details", choices=gradescope.DETAILS, default="after_published")
     inside.add_argument("--output-format", choices=("html", "markdown"), default="html")
+
+
+def _add_course_tools(commands) -> None:
+    """nbgrader-import, export, similarity and nbgrader-cells."""
     into = commands.add_parser(
         "nbgrader-import",
         help="grade an nbgrader course's submitted/ notebooks with the jail and write the points "
@@ -198,7 +214,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cells.add_argument("rules", nargs="*", help="rule ids (default: every rule)")
     cells.add_argument("--json", type=Path, help="write the cells, sources included, as JSON")
-    return parser
 
 
 def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
@@ -334,7 +349,7 @@ def _refused(args: argparse.Namespace) -> str:
 
 def run(
     submissions, args, limits: Limits, scratch: Path, console: Console, isolation: str = "process"
-) -> list[dict]:
+) -> list[GradeRecord]:
     """Grade every submission (reusing unchanged results) and return their records."""
     rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
     stamp = report.grading_stamp(rule_ids, isolation, limits, args.max_size)
@@ -344,20 +359,10 @@ def run(
     settings = grading.Settings(
         limits=limits, view=view, rule_ids=rule_ids, max_bytes=int(args.max_size * 2**20)
     )
-    records: dict[str, dict] = {}
-    pending = []
-    for submission in submissions:  # read here only to recognise them: parsed in the workers
-        previous = None if args.force else report.load_student(args.out, submission.student)
-        digest = file_digest(submission, settings.max_bytes) if previous else ""
-        if (
-            previous is not None
-            and digest
-            and report.reusable(previous.get("extra_data", {}).get("fingerprint", ""), stamp)
-            and previous["extra_data"]["record"].get("digest") == digest
-        ):
-            records[submission.student] = previous["extra_data"]["record"]
-        else:
-            pending.append(submission)
+    records: dict[str, GradeRecord] = {}
+    pending = list(submissions)
+    if not args.force:
+        records, pending = report.unchanged_records(args.out, pending, stamp, settings.max_bytes)
     if len(records):
         console.print(
             f"{len(records)} unchanged submission(s) already graded (use --force to regrade)"
@@ -366,12 +371,13 @@ def run(
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("grading", total=len(pending))
 
-        def finished(record: dict, page: str) -> None:
+        def finished(record: GradeRecord, page: str) -> None:
             try:
                 report.save_student(args.out, record, stamp, page)
             except OSError as error:
-                record["status"] = f"graded, but its results could not be saved: {error}"
-            records[record["student"]] = record
+                status = f"graded, but its results could not be saved: {error}"
+                record = replace(record, status=status)
+            records[record.student] = record
             progress.advance(task)
 
         try:

@@ -1,19 +1,22 @@
-"""Grade one submission: load it, run its functions in the sandbox, judge, and total the points."""
+"""Grade one submission: run its functions in the sandbox, judge the answers, total the points."""
 
 from __future__ import annotations
 
 import base64
 import json
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from pathlib import Path
 
 from autograder import feedback_page
 from autograder.cases import case_numbers, judge_group, reference
 from autograder.cases import warm_up as warm_up  # the commands compute the cases before forking
+from autograder.judge import Verdict
 from autograder.load import MAX_BYTES, Loaded, Submission
-from autograder.rules import RULE_IDS, Rule, rules, selected_rules
+from autograder.records import GradeRecord, GroupResult, RuleResult
+from autograder.rules import RULE_IDS, Group, Rule, rules, selected_rules
 from autograder.sandbox import CallOutcome, Limits, StudentProcess
 from games import GameTree, backed_up_values, tree_svg
 
@@ -26,6 +29,18 @@ class Settings:
     view: Path
     rule_ids: tuple[str, ...] = RULE_IDS
     max_bytes: int = MAX_BYTES
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What running a submission gave: each call's outcome, keyed by (function, case number),
+    and what the student is told about the run itself."""
+
+    status: str
+    messages: tuple[str, ...]
+    functions: tuple[str, ...] = ()
+    output: str = ""
+    outcomes: Mapping[tuple[str, int], CallOutcome] = field(default_factory=dict)
 
 
 def planned_calls(selected: tuple[Rule, ...]) -> list[tuple[str, object]]:
@@ -46,97 +61,99 @@ RECORD_BYTES = 1 << 20
 group are dropped (with a note), so no submission can make results.json huge."""
 
 
-def grade(submission: Submission, loaded: Loaded, settings: Settings) -> dict:
-    """Grade one submission and return its result record (plain, JSON-serialisable data)."""
-    return cap_size(_grade(submission, loaded, settings))
-
-
-def cap_size(record: dict, limit: int = RECORD_BYTES) -> dict:
-    """`record`, trimmed to at most about `limit` bytes of JSON if it is larger."""
-    if len(json.dumps(record)) <= limit:
-        return record
-    for rule in record["rules"]:
-        for group in rule["groups"]:
-            failed = [v for v in group["verdicts"] if not v["passed"]][:3]
-            group["verdicts"] = [
-                {**v, "visited": (), "reference_visited": (), "got": v["got"][:200]} for v in failed
-            ]
-    record["output"] = record["output"][:1000]
-    record["messages"] = [m[:500] for m in record["messages"][:20]]
-    record["messages"].append(
-        f"the feedback was shortened to stay under {limit // 1024} KiB: only the first failed "
-        "instances of each group are kept"
-    )
-    return record
-
-
-def _grade(submission: Submission, loaded: Loaded, settings: Settings) -> dict:
+def grade(submission: Submission, loaded: Loaded, settings: Settings) -> GradeRecord:
+    """Grade one loaded submission: run its calls, judge them, and cap the record's size."""
     started = time.monotonic()
-    record = _new_record(submission, loaded.digest, "graded", list(loaded.notes))
-    selected = selected_rules(settings.rule_ids)
-    if loaded.error:
-        record["status"] = loaded.error
-        record["messages"].append(f"{loaded.error}: no function could be graded")
-        return _total(record, selected, {}, started)
-    wanted = sorted({group.function for rule in selected for group in rule.groups})
-    process = StudentProcess(loaded.cells, wanted, settings.view, settings.limits)
-    try:
-        loading = process.start()
-        for error in loading.cell_errors:
-            record["messages"].append(_cell_message(submission, error))
-        if loading.status != "loaded":
-            record["status"] = f"could not load the submission: {loading.error}"
-            record["messages"].append(
-                f"loading the submission failed ({loading.error}); nothing could be graded"
-            )
-            record["output"] = process.output()
-            return _total(record, selected, {}, started)
-        record["functions"] = loading.functions
-        if not loading.functions:
-            record["status"] = (
-                "none of the graded functions is defined: is this the notebook of this assignment?"
-            )
-        for missing in sorted(set(wanted) - set(loading.functions)):
-            record["messages"].append(
-                f"{missing} is not defined (or not a function) in your notebook: its rules score 0"
-            )
-        outcomes = _run_calls(process, loading.functions, planned_calls(selected), record)
-        record["output"] = process.output()
-    finally:
-        process.close()
-    return _total(record, selected, outcomes, started)
+    ran = run(submission, loaded, settings)
+    return cap_size(judged(submission, loaded.digest, ran, settings.rule_ids, started))
 
 
 def failed(
     submission: Submission, loaded: Loaded, error: str, rule_ids: tuple[str, ...] = RULE_IDS
-) -> dict:
+) -> GradeRecord:
     """The record of a submission the grader itself could not grade: zero, with the reason.
 
     Its digest is left empty, so the next run grades the submission again.
     """
-    record = _new_record(
-        submission,
-        "",
+    ran = Ran(
         f"the grader failed on this submission ({error}); please report it",
-        [f"grading stopped with an internal error: {error}"],
+        (f"grading stopped with an internal error: {error}",),
     )
-    return _total(record, selected_rules(rule_ids), {}, time.monotonic())
+    return judged(submission, "", ran, rule_ids, time.monotonic())
 
 
-def _new_record(submission: Submission, digest: str, status: str, messages: list[str]) -> dict:
-    return {
-        "student": submission.student,
-        "files": [str(path) for path in submission.files],
-        "digest": digest,
-        "status": status,
-        "messages": messages,
-        "functions": [],
-        "output": "",
-    }
+def cap_size(record: GradeRecord, limit: int = RECORD_BYTES) -> GradeRecord:
+    """`record`, trimmed to at most about `limit` bytes of JSON if it is larger."""
+    if len(json.dumps(record.to_json())) <= limit:
+        return record
+    rules_kept = tuple(
+        replace(
+            rule,
+            groups=tuple(
+                replace(group, verdicts=_first_failed(group.verdicts)) for group in rule.groups
+            ),
+        )
+        for rule in record.rules
+    )
+    note = (
+        f"the feedback was shortened to stay under {limit // 1024} KiB: only the first failed "
+        "instances of each group are kept"
+    )
+    return replace(
+        record,
+        rules=rules_kept,
+        output=record.output[:1000],
+        messages=(*(message[:500] for message in record.messages[:20]), note),
+    )
 
 
-def _run_calls(process: StudentProcess, defined: list[str], calls: list, record: dict) -> dict:
-    outcomes: dict = {}
+def _first_failed(verdicts: tuple[Verdict, ...]) -> tuple[Verdict, ...]:
+    """The first three failed verdicts, without the states drawn and with short answers."""
+    failed_first = [verdict for verdict in verdicts if not verdict.passed][:3]
+    return tuple(
+        replace(verdict, visited=(), reference_visited=(), got=verdict.got[:200])
+        for verdict in failed_first
+    )
+
+
+# -- running the calls ------------------------------------------------------------------------
+
+
+def run(submission: Submission, loaded: Loaded, settings: Settings) -> Ran:
+    """Start the submission in the sandbox and make every planned call of the selected rules."""
+    notes = tuple(loaded.notes)
+    if loaded.error:
+        return Ran(loaded.error, (*notes, f"{loaded.error}: no function could be graded"))
+    selected = selected_rules(settings.rule_ids)
+    wanted = sorted({group.function for rule in selected for group in rule.groups})
+    process = StudentProcess(loaded.cells, wanted, settings.view, settings.limits)
+    try:
+        loading = process.start()
+        messages = [*notes, *(_cell_message(submission, error) for error in loading.cell_errors)]
+        if loading.status != "loaded":
+            messages.append(
+                f"loading the submission failed ({loading.error}); nothing could be graded"
+            )
+            status = f"could not load the submission: {loading.error}"
+            return Ran(status, tuple(messages), output=process.output())
+        status = "graded"
+        if not loading.functions:
+            status = (
+                "none of the graded functions is defined: is this the notebook of this assignment?"
+            )
+        for missing in sorted(set(wanted) - set(loading.functions)):
+            messages.append(
+                f"{missing} is not defined (or not a function) in your notebook: its rules score 0"
+            )
+        outcomes = _run_calls(process, loading.functions, planned_calls(selected), messages)
+        return Ran(status, tuple(messages), tuple(loading.functions), process.output(), outcomes)
+    finally:
+        process.close()
+
+
+def _run_calls(process: StudentProcess, defined: list[str], calls: list, messages: list) -> dict:
+    """Make the calls in order, skipping what cannot run; what went wrong goes to `messages`."""
+    outcomes: dict[tuple[str, int], CallOutcome] = {}
     broken: dict[str, str] = {}
     spent: dict[str, float] = {}
     limits, started, restarts = process.limits, time.monotonic(), 0
@@ -167,12 +184,11 @@ def _run_calls(process: StudentProcess, defined: list[str], calls: list, record:
             broken[function] = (
                 f"not run: {function} already failed on '{instance.name}' ({outcome.error})"
             )
-            record["messages"].append(
+            messages.append(
                 f"{function} on '{instance.name}': {outcome.error}; its other instances were "
                 "not run, and the other functions were still graded"
             )
-    for message in sorted({o.error for o in outcomes.values() if "budget" in o.error}):
-        record["messages"].append(message)
+    messages.extend(sorted({o.error for o in outcomes.values() if "budget" in o.error}))
     return outcomes
 
 
@@ -207,42 +223,58 @@ def _cell_message(submission: Submission, error: dict) -> str:
     return f"{where} of {name} {kind}: {error['error']}; the other cells were still run"
 
 
-def _total(record: dict, selected: tuple[Rule, ...], outcomes: dict, started: float) -> dict:
-    results = []
-    for rule in selected:
-        groups = []
-        for group in rule.groups:
-            if outcomes:
-                verdicts = [v.to_dict() for v in judge_group(rule, group, outcomes)]
-            else:
-                verdicts = []
-            passed = bool(verdicts) and all(v["passed"] for v in verdicts)
-            groups.append(
-                {
-                    "name": group.name,
-                    "function": group.function,
-                    "points": group.points if passed else 0,
-                    "max_points": group.points,
-                    "verdicts": verdicts,
-                }
-            )
-        results.append(
-            {
-                "id": rule.id,
-                "description": rule.description,
-                "points": sum(g["points"] for g in groups),
-                "max_points": rule.points,
-                "groups": groups,
-            }
-        )
-    record["rules"] = results
-    record["score"] = sum(r["points"] for r in results)
-    record["max_score"] = sum(r["max_points"] for r in results)
-    record["seconds"] = round(time.monotonic() - started, 3)
-    return record
+# -- judging and totalling --------------------------------------------------------------------
 
 
-def feedback(record: dict) -> str:
+def judged(
+    submission: Submission, digest: str, ran: Ran, rule_ids: tuple[str, ...], started: float
+) -> GradeRecord:
+    """The record of a run: every selected rule judged on its outcomes, and the total."""
+    results = tuple(_rule_result(rule, ran.outcomes) for rule in selected_rules(rule_ids))
+    return GradeRecord(
+        student=submission.student,
+        files=tuple(str(path) for path in submission.files),
+        digest=digest,
+        status=ran.status,
+        messages=ran.messages,
+        functions=ran.functions,
+        output=ran.output,
+        rules=results,
+        score=sum(result.points for result in results),
+        max_score=sum(result.max_points for result in results),
+        seconds=round(time.monotonic() - started, 3),
+    )
+
+
+def _rule_result(rule: Rule, outcomes: Mapping) -> RuleResult:
+    groups = tuple(_group_result(rule, group, outcomes) for group in rule.groups)
+    return RuleResult(
+        id=rule.id,
+        description=rule.description,
+        points=sum(group.points for group in groups),
+        max_points=rule.points,
+        groups=groups,
+    )
+
+
+def _group_result(rule: Rule, group: Group, outcomes: Mapping) -> GroupResult:
+    """A group earns its points only when every instance passes; a run that made no call at all
+    (the submission did not load) has no verdicts."""
+    verdicts = tuple(judge_group(rule, group, outcomes)) if outcomes else ()
+    passed = bool(verdicts) and all(verdict.passed for verdict in verdicts)
+    return GroupResult(
+        name=group.name,
+        function=group.function,
+        points=group.points if passed else 0,
+        max_points=group.points,
+        verdicts=verdicts,
+    )
+
+
+# -- the feedback page ------------------------------------------------------------------------
+
+
+def feedback(record: GradeRecord) -> str:
     """The feedback page, with a tree drawing for each lost pruning group.
 
     The drawing shows the first small tree of the group on which the student's search generated
@@ -250,14 +282,14 @@ def feedback(record: dict) -> str:
     is the clearest picture of what the search does differently.
     """
     figures = {}
-    for rule in record["rules"]:
-        for group in rule["groups"]:
-            if group["points"] == group["max_points"]:
+    for rule in record.rules:
+        for group in rule.groups:
+            if group.full:
                 continue
-            for verdict in group["verdicts"]:
-                yours, reference = verdict.get("visited"), verdict.get("reference_visited")
-                if reference and yours and set(map(tuple, yours)) != set(map(tuple, reference)):
-                    figures[(rule["id"], group["name"])] = (verdict, _drawing(verdict))
+            for verdict in group.verdicts:
+                yours, reference_states = verdict.visited, verdict.reference_visited
+                if reference_states and yours and set(yours) != set(reference_states):
+                    figures[(rule.id, group.name)] = (verdict, _drawing(verdict))
                     break
     return feedback_page.feedback_html(record, figures)
 
@@ -273,10 +305,10 @@ def _small_trees() -> dict[str, GameTree]:
     }
 
 
-def _drawing(verdict: dict) -> str:
-    yours = frozenset(tuple(path) for path in verdict["visited"])
-    reference = frozenset(tuple(path) for path in verdict["reference_visited"])
-    return _draw(verdict["picture"], yours, reference)
+def _drawing(verdict: Verdict) -> str:
+    yours = frozenset(tuple(path) for path in verdict.visited)
+    reference_states = frozenset(tuple(path) for path in verdict.reference_visited)
+    return _draw(verdict.picture, yours, reference_states)
 
 
 @lru_cache(maxsize=256)

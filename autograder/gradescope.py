@@ -15,6 +15,7 @@ from pathlib import Path
 from autograder import report
 from autograder.grade import Settings, feedback, grade, warm_up
 from autograder.load import SUFFIXES, Submission, load, not_a_regular_file
+from autograder.records import GradeRecord
 from autograder.rules import RULE_IDS
 from autograder.sandbox import Limits, build_import_view, hidden_site_entries, jail_support
 
@@ -181,7 +182,7 @@ def run_in_gradescope(
     return results
 
 
-def gradescope_results(record: dict, page: str, details: str, output_format: str) -> dict:
+def gradescope_results(record: GradeRecord, page: str, details: str, output_format: str) -> dict:
     """results.json as Gradescope shows it: one test per rule with its groups' points (no
     expected answers), then the feedback page as a test of its own with `details` visibility."""
     results = report.results_json(record, fingerprint="gradescope")
@@ -206,16 +207,16 @@ def gradescope_results(record: dict, page: str, details: str, output_format: str
     return results
 
 
-def _markdown(record: dict) -> str:
-    lines = [f"**Status:** {record['status']}", ""]
-    for rule in record["rules"]:
-        lines.append(f"### {rule['id']}: {rule['points']:g} / {rule['max_points']:g}")
-        for group in rule["groups"]:
-            failed = [v for v in group["verdicts"] if not v["passed"]]
-            lines.append(f"- {group['name']}: {group['points']:g} / {group['max_points']:g}")
+def _markdown(record: GradeRecord) -> str:
+    lines = [f"**Status:** {record.status}", ""]
+    for rule in record.rules:
+        lines.append(f"### {rule.id}: {rule.points:g} / {rule.max_points:g}")
+        for group in rule.groups:
+            failed = [v for v in group.verdicts if not v.passed]
+            lines.append(f"- {group.name}: {group.points:g} / {group.max_points:g}")
             for verdict in failed[:2]:
                 lines.append(
-                    f"  - *{verdict['instance']}*: expected {verdict['expected']}; got "
-                    f"{verdict['got']}. {verdict.get('hint', '')}"
+                    f"  - *{verdict.instance}*: expected {verdict.expected}; got "
+                    f"{verdict.got}. {verdict.hint}"
                 )
     return "\n".join(lines)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from autograder import report, terminal
+from autograder.records import GradeRecord
 from autograder.report import spreadsheet_text
 
 SUFFIXES = (".ipynb", ".py")
@@ -142,7 +143,7 @@ def read_roster(path: Path) -> dict[str, Student]:
     return students
 
 
-def canvas_csv(records: list[dict], roster: dict[str, Student], column: str) -> str:
+def canvas_csv(records: list[GradeRecord], roster: dict[str, Student], column: str) -> str:
     """The grades as Canvas's gradebook import reads them: the columns Student, ID, SIS User ID,
     SIS Login ID and Section, then one assignment column (`column`, e.g. "Minimax (1234)",
     Canvas's own name and id for the assignment, to update it rather than create a new one),
@@ -150,14 +151,14 @@ def canvas_csv(records: list[dict], roster: dict[str, Student], column: str) -> 
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", column])
-    maximum = max((float(r["max_score"]) for r in records), default=0.0)
+    maximum = max((float(r.max_score) for r in records), default=0.0)
     writer.writerow(["Points Possible", "", "", "", "", f"{maximum:g}"])
-    for record in sorted(records, key=lambda r: r["student"]):
-        student = roster.get(record["student"])
-        name = student.name if student and student.name else record["student"]
+    for record in sorted(records, key=lambda r: r.student):
+        student = roster.get(record.student)
+        name = student.name if student and student.name else record.student
         login = student.email if student else ""
-        cells = [name, record["student"], "", login, ""]
-        writer.writerow([*map(spreadsheet_text, cells), f"{float(record['score']):g}"])
+        cells = [name, record.student, "", login, ""]
+        writer.writerow([*map(spreadsheet_text, cells), f"{float(record.score):g}"])
     return buffer.getvalue()
 
 
@@ -178,7 +179,7 @@ def export_command(args: argparse.Namespace) -> int:
         return 2
     target = args.out / "canvas.csv"
     report.write_atomically(target, canvas_csv(records, roster, args.column))
-    unknown = sorted(r["student"] for r in records if roster and r["student"] not in roster)
+    unknown = sorted(r.student for r in records if roster and r.student not in roster)
     print(f"wrote {target}: {len(records)} students")
     if unknown:
         names = ", ".join(map(terminal.printable, unknown))

@@ -11,12 +11,12 @@ instructor has entered stay as they are (nbgrader shows a manual score over an a
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.nbgrader_export import grade_id
+from autograder.report import read_saved
 from autograder.rules import ASSIGNMENT_RULES, selected_rules
 from autograder.terminal import printable
 
@@ -62,18 +62,18 @@ def import_points(course: Path, assignment: str, out: Path) -> list[Imported]:
     done = []
     with Gradebook(f"sqlite:///{database}") as gradebook:
         for results in sorted(out.glob("*/results.json")):
-            record = json.loads(results.read_text(encoding="utf-8"))["extra_data"]["record"]
+            record = read_saved(results).record
             points = {
-                (rule["id"], group["name"]): group["points"]
-                for rule in record["rules"]
-                for group in rule["groups"]
+                (rule.id, group.name): group.points
+                for rule in record.rules
+                for group in rule.groups
             }
-            notebook = Path(record["files"][0]).stem if record["files"] else assignment
+            notebook = Path(record.files[0]).stem if record.files else assignment
             before = after = 0.0
             missing = []
             for cell, key in cells.items():
                 try:
-                    grade = gradebook.find_grade(cell, notebook, assignment, record["student"])
+                    grade = gradebook.find_grade(cell, notebook, assignment, record.student)
                 except MissingEntry:
                     missing.append(cell)
                     continue
@@ -81,7 +81,7 @@ def import_points(course: Path, assignment: str, out: Path) -> list[Imported]:
                 grade.auto_score = float(points.get(key, 0.0))
                 after += grade.auto_score
             gradebook.db.commit()
-            done.append(Imported(record["student"], notebook, before, after, tuple(missing)))
+            done.append(Imported(record.student, notebook, before, after, tuple(missing)))
     return done
 
 

@@ -11,10 +11,11 @@ from concurrent.futures.process import BrokenProcessPool
 from autograder import grade as grading
 from autograder import sandbox
 from autograder.load import Loaded, Submission, load
+from autograder.records import GradeRecord
 from autograder.sandbox import become_subreaper
 
 
-def grade_one(submission: Submission, settings: grading.Settings) -> tuple[dict, str]:
+def grade_one(submission: Submission, settings: grading.Settings) -> tuple[GradeRecord, str]:
     """Load and grade one submission (in a worker): its record and feedback page. Never raises."""
     loaded = Loaded()
     try:

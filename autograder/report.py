@@ -11,12 +11,15 @@ import os
 import shutil
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.records import GradeRecord
 from autograder.rules import RULE_IDS
 
 if TYPE_CHECKING:
+    from autograder.load import Submission
     from autograder.sandbox import Limits
 
 
@@ -63,67 +66,71 @@ def _hand_over(handle: int, mode: int) -> None:
         os.fchown(handle, int(os.environ["SUDO_UID"]), int(group) if group.isdigit() else -1)
 
 
-def results_json(record: dict, fingerprint: str) -> dict:
+def results_json(record: GradeRecord, fingerprint: str) -> dict:
     """The Gradescope autograder results format, with our full record under `extra_data`."""
     tests = []
-    for rule in record["rules"]:
+    for rule in record.rules:
         lines = []
-        for group in rule["groups"]:
-            mark = "passed" if group["points"] == group["max_points"] else "lost"
-            lines.append(f"[{mark}] {group['name']}: {group['points']:g}/{group['max_points']:g}")
-            for verdict in group["verdicts"]:
-                if not verdict["passed"]:
-                    lines.append(
-                        f"    {verdict['instance']}: expected {verdict['expected']}; "
-                        f"got {verdict['got']}. {verdict['hint']}"
-                    )
-                    break
+        for group in rule.groups:
+            mark = "passed" if group.full else "lost"
+            lines.append(f"[{mark}] {group.name}: {group.points:g}/{group.max_points:g}")
+            first_failed = next((v for v in group.verdicts if not v.passed), None)
+            if first_failed is not None:
+                lines.append(
+                    f"    {first_failed.instance}: expected {first_failed.expected}; "
+                    f"got {first_failed.got}. {first_failed.hint}"
+                )
         tests.append(
             {
-                "name": f"{rule['id']}: {rule['description']}",
-                "score": rule["points"],
-                "max_score": rule["max_points"],
+                "name": f"{rule.id}: {rule.description}",
+                "score": rule.points,
+                "max_score": rule.max_points,
                 "output": "\n".join(lines),
             }
         )
     return {
-        "score": record["score"],
-        "max_score": record["max_score"],
-        "execution_time": record.get("seconds", 0),
-        "output": "\n".join([f"status: {record['status']}", *record["messages"]]),
+        "score": record.score,
+        "max_score": record.max_score,
+        "execution_time": record.seconds,
+        "output": "\n".join([f"status: {record.status}", *record.messages]),
         "tests": tests,
-        "extra_data": {"fingerprint": fingerprint, "record": record},
+        "extra_data": {"fingerprint": fingerprint, "record": record.to_json()},
     }
 
 
-def save_student(out: Path, record: dict, fingerprint: str, feedback: str) -> None:
+def save_student(out: Path, record: GradeRecord, fingerprint: str, feedback: str) -> None:
     """Write a student's feedback page, then its results (their presence marks it done).
 
     A previous result for a different submission is kept under `history/` first, so a grade
     once written is never silently lost.
     """
-    folder = out / record["student"]
+    folder = out / record.student
     results = folder / "results.json"
-    if results.is_file():
+    if results.is_file() and _another_result(results, record):
+        history = folder / "history"
+        _make_folder(history)
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        kept = history / f"results-{stamp}-{os.getpid()}.json"
+        shutil.copy2(results, kept)
+        handle = os.open(kept, os.O_RDONLY)
         try:
-            old = json.loads(results.read_text(encoding="utf-8"))
-            old_digest = old["extra_data"]["record"]["digest"]
-        except (ValueError, KeyError, OSError):
-            old_digest = None
-        if old_digest != record["digest"] or old.get("score") != record["score"]:
-            history = folder / "history"
-            _make_folder(history)
-            stamp = time.strftime("%Y%m%dT%H%M%S")
-            kept = history / f"results-{stamp}-{os.getpid()}.json"
-            shutil.copy2(results, kept)
-            handle = os.open(kept, os.O_RDONLY)
-            try:
-                _hand_over(handle, 0o644)
-            finally:
-                os.close(handle)
+            _hand_over(handle, 0o644)
+        finally:
+            os.close(handle)
     write_atomically(folder / "feedback.html", feedback)
     # On one line: with an indent, json falls back from its C encoder to Python, 20 ms a record.
     write_atomically(results, json.dumps(results_json(record, fingerprint)))
+
+
+def _another_result(results: Path, record: GradeRecord) -> bool:
+    """Whether the results saved in `results` are of other files, or give another score (an
+    unreadable file counts as another result: it is kept too)."""
+    try:
+        old = json.loads(results.read_text(encoding="utf-8"))
+        old_digest = old["extra_data"]["record"]["digest"]
+    except (ValueError, KeyError, OSError):
+        old_digest = None
+    return old_digest != record.digest or old.get("score") != record.score
 
 
 def remove_temporary_files(out: Path) -> int:
@@ -136,35 +143,27 @@ def remove_temporary_files(out: Path) -> int:
     return removed
 
 
-def load_student(out: Path, student: str) -> dict | None:
-    """The saved results of a student, or None if there are none (or they are unreadable)."""
-    try:
-        return json.loads((out / student / "results.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def graded_rule_ids(records: list[dict]) -> tuple[str, ...]:
+def graded_rule_ids(records: list[GradeRecord]) -> tuple[str, ...]:
     """The rule ids the records were graded on, in the usual order."""
-    present = {rule["id"] for record in records for rule in record["rules"]}
+    present = {rule.id for record in records for rule in record.rules}
     return tuple(rule_id for rule_id in RULE_IDS if rule_id in present) or RULE_IDS
 
 
-def grades_csv(records: list[dict]) -> str:
+def grades_csv(records: list[GradeRecord]) -> str:
     """One row per student: student, score, max_score, one column per rule id, status."""
     rule_ids = graded_rule_ids(records)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["student", "score", "max_score", *rule_ids, "status"])
-    for record in sorted(records, key=lambda r: r["student"]):
-        points = {rule["id"]: rule["points"] for rule in record["rules"]}
+    for record in sorted(records, key=lambda r: r.student):
+        points = {rule.id: rule.points for rule in record.rules}
         writer.writerow(
             [
-                spreadsheet_text(record["student"]),
-                _number(record["score"]),
-                _number(record["max_score"]),
+                spreadsheet_text(record.student),
+                _number(record.score),
+                _number(record.max_score),
                 *(_number(points.get(rule_id, 0)) for rule_id in rule_ids),
-                spreadsheet_text(record["status"]),
+                spreadsheet_text(record.status),
             ]
         )
     return buffer.getvalue()
@@ -180,7 +179,66 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
-# -- the class saved in an output folder ------------------------------------------------
+# -- loading saved results, and reusing an unchanged one ----------------------------------
+
+
+@dataclass(frozen=True)
+class Saved:
+    """A student's results as a run saved them: the record, and the stamp it was graded under
+    (see `grading_stamp`)."""
+
+    record: GradeRecord
+    stamp: str
+
+
+def read_saved(results: Path) -> Saved:
+    """The results saved in `results` (a results.json).
+
+    Raises:
+        OSError, ValueError, KeyError, TypeError, AttributeError: the file cannot be read, or
+            holds no record.
+    """
+    saved = json.loads(results.read_text(encoding="utf-8"))["extra_data"]
+    return Saved(GradeRecord.from_json(saved["record"]), saved.get("fingerprint", ""))
+
+
+def load_saved(out: Path, student: str) -> Saved | None:
+    """The saved results of a student, or None if there are none (or they are unreadable)."""
+    try:
+        return read_saved(out / student / "results.json")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def unchanged_record(
+    out: Path, submission: Submission, stamp: str, max_bytes: int
+) -> GradeRecord | None:
+    """The saved record of `submission` if it may stand for grading it now: graded under a
+    `reusable` stamp, from files with the same digest. None if it must be graded again."""
+    from autograder.load import file_digest  # autograder.load imports lms, which imports this
+
+    saved = load_saved(out, submission.student)
+    if saved is None or not reusable(saved.stamp, stamp):
+        return None
+    digest = file_digest(submission, max_bytes)  # after the cheap tests: it reads the files
+    return saved.record if digest and saved.record.digest == digest else None
+
+
+def unchanged_records(
+    out: Path, submissions: list[Submission], stamp: str, max_bytes: int
+) -> tuple[dict[str, GradeRecord], list[Submission]]:
+    """The `unchanged_record` of each submission that has one, by student, and the
+    submissions that must be graded."""
+    unchanged: dict[str, GradeRecord] = {}
+    pending = []
+    for submission in submissions:  # read only to be recognised: parsed when graded
+        record = unchanged_record(out, submission, stamp, max_bytes)
+        if record is None:
+            pending.append(submission)
+        else:
+            unchanged[submission.student] = record
+    return unchanged, pending
+
 
 MANIFEST = ".students.json"
 """The students whose results this grader saved in an output folder, read before any
@@ -196,21 +254,19 @@ def saved_students(out: Path) -> set[str]:
     return {name for name in names if isinstance(name, str)} if isinstance(names, list) else set()
 
 
-def whole_class(out: Path, known: set[str], records: list[dict]) -> list[dict]:
+def whole_class(out: Path, known: set[str], records: list[GradeRecord]) -> list[GradeRecord]:
     """This run's records plus the saved results of every other student the grader knew
     before the run: regrading one student keeps everyone else in grades.csv."""
-    graded = {record["student"] for record in records}
+    graded = {record.student for record in records}
     whole = list(records)
     for student in sorted(known - graded):
-        try:
-            saved = json.loads((out / student / "results.json").read_text(encoding="utf-8"))
-            whole.append(saved["extra_data"]["record"])
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # its folder was removed by hand: the student has left the class
+        saved = load_saved(out, student)
+        if saved is not None:  # None: its folder was removed by hand, the student has left
+            whole.append(saved.record)
     return whole
 
 
-# -- reusing a saved result, and one run per folder ---------------------------------------
+# -- the grader's stamp, and one run per folder ------------------------------------------
 
 PACKAGES = ("autograder", "solutions", "games")
 

@@ -273,9 +273,9 @@ def class_submissions(out: Path, known: set[str], submissions: list) -> list:
 
     graded = {submission.student for submission in submissions}
     others = [
-        Submission(record["student"], tuple(Path(name) for name in record.get("files", [])))
+        Submission(record.student, tuple(Path(name) for name in record.files))
         for record in whole_class(out, known - graded, [])
-        if record.get("files")
+        if record.files
     ]
     return [*submissions, *others]
 

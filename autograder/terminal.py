@@ -12,7 +12,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from autograder.class_report import ClassSummary, _number
-from autograder.rules import RULE_IDS
+from autograder.records import GradeRecord
+from autograder.report import graded_rule_ids
 
 SHORT_NAMES = {
     "minimax_value": "mmV",
@@ -45,10 +46,10 @@ def plain_text(text: str) -> str:
 _BIDI_CONTROLS = {"LRE", "RLE", "PDF", "LRO", "RLO", "LRI", "RLI", "FSI", "PDI"}
 
 
-def terminal_table(records: list[dict], width: int = 80) -> Table:
+def terminal_table(records: list[GradeRecord], width: int = 80) -> Table:
     """The class at a glance in at most `width` columns: a short header per rule (the legend
     below the table names them), every rule's points shown, long ids cut with an ellipsis."""
-    rule_ids = _graded_rule_ids(records)
+    rule_ids = graded_rule_ids(records)
     table = Table(
         title="Grades", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), collapse_padding=True
     )
@@ -59,31 +60,25 @@ def terminal_table(records: list[dict], width: int = 80) -> Table:
         table.add_column(
             SHORT_NAMES.get(rule_id, rule_id[:3]), justify="right", no_wrap=True, min_width=3
         )
-    for record in sorted(records, key=lambda r: r["student"]):
-        rules = {rule["id"]: rule for rule in record["rules"]}
+    for record in sorted(records, key=lambda r: r.student):
+        rules = {rule.id: rule for rule in record.rules}
         cells = []
         for rule_id in rule_ids:
             rule = rules.get(rule_id)
             if rule is None:
                 cells.append("-")
                 continue
-            full = rule["points"] == rule["max_points"]
-            style = "green" if full else ("red" if rule["points"] == 0 else "yellow")
-            cells.append(f"[{style}]{rule['points']:g}[/{style}]")
-        mark = "" if record["status"] == "graded" else " [red]![/red]"
+            style = "green" if rule.full else ("red" if rule.points == 0 else "yellow")
+            cells.append(f"[{style}]{rule.points:g}[/{style}]")
+        mark = "" if record.status == "graded" else " [red]![/red]"
         table.add_row(
-            plain_text(record["student"]) + mark,
-            f"{record['score']:g}/{record['max_score']:g}",
+            plain_text(record.student) + mark,
+            f"{record.score:g}/{record.max_score:g}",
             *cells,
         )
     legend = "  ".join(f"{SHORT_NAMES.get(r, r[:3])}={r}" for r in rule_ids)
     table.caption = f"{legend}; ! = not graded normally (see below)"
     return table
-
-
-def _graded_rule_ids(records: list[dict]) -> tuple[str, ...]:
-    present = {rule["id"] for record in records for rule in record["rules"]}
-    return tuple(rule_id for rule_id in RULE_IDS if rule_id in present) or RULE_IDS
 
 
 def closing_lines(summary: ClassSummary, out: Path) -> list[str]:

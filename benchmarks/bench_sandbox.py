@@ -31,6 +31,7 @@ from _common import StageTimer, console, machine, ratio, table
 
 from autograder import grade as grading
 from autograder.load import Submission, load
+from autograder.records import GradeRecord
 from autograder.reference import reference_source
 from autograder.sandbox import Limits, StudentProcess, build_import_view, jail_support
 
@@ -68,12 +69,12 @@ def grader_for(path: Path, settings: grading.Settings):
     """A function grading the submission in `path` from scratch (reading included)."""
     submission = Submission(path.stem, (path,))
 
-    def run() -> dict:
+    def run() -> GradeRecord:
         record = grading.grade(submission, load(submission), settings)
         # An empty submission is graded with a status saying it defines no function; only a
         # submission that did not load (or broke the grader) would make the timing meaningless.
-        if record["status"].startswith(("could not load", "the grader failed")):
-            raise SystemExit(f"{path.name} could not be graded: {record['status']}")
+        if record.status.startswith(("could not load", "the grader failed")):
+            raise SystemExit(f"{path.name} could not be graded: {record.status}")
         return record
 
     return run
@@ -103,8 +104,8 @@ def main(argv: list[str] | None = None) -> int:
         warm_up_seconds = time.perf_counter() - started
 
         reference_record = grader_for(reference, settings)()  # first run: imports, caches
-        if reference_record["score"] != reference_record["max_score"]:
-            raise SystemExit(f"the reference scored {reference_record['score']}, not full marks")
+        if reference_record.score != reference_record.max_score:
+            raise SystemExit(f"the reference scored {reference_record.score}, not full marks")
         console.print(f"timing {args.n} runs of each, one at a time ...")
         rows = {
             "bare python -I -S -c pass": time_runs(args.n, bare_python),

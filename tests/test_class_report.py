@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,8 @@ from rich.console import Console
 
 from autograder import class_report, report, terminal
 from autograder.cli import main
+from autograder.judge import Verdict
+from autograder.records import GradeRecord, GroupResult, RuleResult
 from autograder.rules import RULE_IDS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,18 +29,16 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def _record(student: str, points: dict[str, float], status: str = "graded", hint: str = "",
-            seconds: float = 1.0) -> dict:  # fmt: skip
-    """A grade record as grade.py writes it: one group per rule, one verdict per group."""
+            seconds: float = 1.0) -> GradeRecord:  # fmt: skip
+    """A grade record as grade.py makes it: one group per rule, one verdict per group."""
     rules = []
     for rule_id in RULE_IDS:
         got = points.get(rule_id, 10)
-        verdict = {"passed": got == 10, "hint": "" if got == 10 else hint, "got": "0"}
-        group = {"name": "g", "function": rule_id, "points": got, "max_points": 10,
-                 "verdicts": [verdict]}  # fmt: skip
-        rules.append({"id": rule_id, "points": got, "max_points": 10, "groups": [group]})
-    total = sum(rule["points"] for rule in rules)
-    return {"student": student, "status": status, "score": total, "max_score": 70,
-            "rules": rules, "seconds": seconds, "messages": []}  # fmt: skip
+        verdict = Verdict("an instance", got == 10, "10", "0", "" if got == 10 else hint)
+        group = GroupResult("g", rule_id, got, 10, (verdict,))
+        rules.append(RuleResult(rule_id, "", got, 10, (group,)))
+    total = sum(rule.points for rule in rules)
+    return GradeRecord(student, status, total, 70, rules=tuple(rules), seconds=seconds)
 
 
 WORST = (
@@ -69,10 +70,14 @@ def test_the_summary_counts_scores_rules_mistakes_and_failures() -> None:
 
 def test_a_hint_on_a_minority_of_a_rules_lost_instances_is_not_a_diagnosis() -> None:
     record = _record("eve", {"minimax_value": 0}, hint="compare your MAX and MIN cases")
-    record["rules"][0]["groups"][0]["verdicts"] += [
-        {"passed": False, "hint": WORST, "got": "1"},
-        {"passed": False, "hint": "compare your MAX and MIN cases", "got": "2"},
-    ]
+    first, *others = record.rules
+    group = first.groups[0]
+    more = (
+        Verdict("an instance", False, "10", "1", WORST),
+        Verdict("an instance", False, "10", "2", "compare your MAX and MIN cases"),
+    )
+    first = replace(first, groups=(replace(group, verdicts=group.verdicts + more),))
+    record = replace(record, rules=(first, *others))
     assert class_report.summarise([record]).mistakes == ()
 
 
@@ -143,7 +148,7 @@ def test_regrading_one_student_keeps_everyone_else(graded: Path, tmp_path: Path)
     shutil.copytree(graded, out)
     (out / "ghost").mkdir()  # a folder the grader never wrote must not become a student
     (out / "ghost" / "results.json").write_text(
-        json.dumps({"score": 100, "extra_data": {"record": _record("ghost", {})}})
+        json.dumps({"score": 100, "extra_data": {"record": _record("ghost", {}).to_json()}})
     )
     alice = CLASS / "alice_correct.ipynb"
     assert main(["grade", str(alice), "--out", str(out), "--force", "--quiet"]) == 0

@@ -527,10 +527,11 @@ def test_the_graders_feedback_drawing_is_svg_made_without_matplotlib() -> None:
     code = (
         "import base64, sys\n"
         "from autograder.grade import _drawing, _small_trees\n"
+        "from autograder.judge import Verdict\n"
         "picture, tree = next(iter(_small_trees().items()))\n"
         "leaves = tree.leaves()\n"
-        "verdict = {'picture': picture, 'visited': [list(p) for p in leaves[:3]],\n"
-        "           'reference_visited': [list(p) for p in leaves[2:5]]}\n"
+        "verdict = Verdict('a tree', False, '', '', picture=picture, visited=tuple(leaves[:3]),\n"
+        "                  reference_visited=tuple(leaves[2:5]))\n"
         "uri = _drawing(verdict)\n"
         "prefix = 'data:image/svg+xml;base64,'\n"
         "assert uri.startswith(prefix), uri[:60]\n"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 from autograder.feedback_page import feedback_html
+from autograder.judge import Verdict
+from autograder.records import GradeRecord, GroupResult, RuleResult
 
 WORST = (
     "that action is worth {}, the best is worth 9; it is the worst action for the player to "
@@ -12,25 +14,19 @@ WORST = (
 )
 
 
-def _verdict(passed: bool, hint: str = "", got: str = "3", states: int | None = None) -> dict:
-    verdict = {"instance": "a tree", "picture": "GameTree([[1, 2]])", "passed": passed,
-               "expected": "9", "got": got, "hint": hint}  # fmt: skip
-    if states is not None:
-        verdict["states"] = states
-    return verdict
+def _verdict(passed: bool, hint: str = "", got: str = "3", states: int | None = None) -> Verdict:
+    return Verdict("a tree", passed, "9", got, hint, states, picture="GameTree([[1, 2]])")
 
 
-def _record(groups: dict[str, list[dict]], status: str = "graded", messages=()) -> dict:
+def _record(groups: dict[str, list[Verdict]], status: str = "graded", messages=()) -> GradeRecord:
     rules = []
     for rule_id, verdicts in groups.items():
-        points = 5 if verdicts and all(v["passed"] for v in verdicts) else 0
-        group = {"name": f"{rule_id} group", "function": rule_id, "points": points,
-                 "max_points": 5, "verdicts": verdicts}  # fmt: skip
-        rules.append({"id": rule_id, "description": "", "points": points, "max_points": 5,
-                      "groups": [group]})  # fmt: skip
-    return {"student": "ann", "status": status, "messages": list(messages), "output": "",
-            "score": sum(r["points"] for r in rules), "max_score": 5 * len(rules),
-            "rules": rules}  # fmt: skip
+        points = 5 if verdicts and all(v.passed for v in verdicts) else 0
+        group = GroupResult(f"{rule_id} group", rule_id, points, 5, tuple(verdicts))
+        rules.append(RuleResult(rule_id, "", points, 5, (group,)))
+    score = sum(rule.points for rule in rules)
+    return GradeRecord("ann", status, score, 5 * len(rules), messages=tuple(messages),
+                       rules=tuple(rules))  # fmt: skip
 
 
 def test_the_first_lost_point_comes_before_the_passed_groups_which_are_folded() -> None:

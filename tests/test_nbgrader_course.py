@@ -29,6 +29,7 @@ pytest.importorskip("nbgrader")
 
 from autograder.grade import Settings, grade  # noqa: E402
 from autograder.load import Submission, load  # noqa: E402
+from autograder.records import GradeRecord  # noqa: E402
 from autograder.sandbox import Limits, build_import_view  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,7 +80,9 @@ def _hand_in(course: Path, assignment: str, student: str, make_class) -> Path:
 EXAMPLES = [(a, s) for a, students in EXAMPLE_STUDENTS.items() for s in students]
 
 
-def _autograder_record(course: Path, assignment: str, student: str, settings: Settings) -> dict:
+def _autograder_record(
+    course: Path, assignment: str, student: str, settings: Settings
+) -> GradeRecord:
     path = course / "submitted" / student / assignment / f"{assignment}.ipynb"
     submission = Submission(student, (path,))
     return grade(submission, load(submission), settings)
@@ -223,11 +226,11 @@ def test_nbgrader_and_the_autograder_give_every_rule_group_the_same_points(
 
     course, records = graded
     record = records[(assignment, student)]
-    assert record["status"] == "graded", record["messages"]
+    assert record.status == "graded", record.messages
     theirs = {
-        f"{rule['id']}__{slug(group['name'])}": group["points"]
-        for rule in record["rules"]
-        for group in rule["groups"]
+        f"{rule.id}__{slug(group.name)}": group.points
+        for rule in record.rules
+        for group in rule.groups
     }
     ours = _cell_scores(course, assignment, student)
     assert ours == {grade_id: theirs[grade_id] for grade_id in ours}

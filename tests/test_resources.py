@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from autograder.grade import RECORD_BYTES, cap_size
+from autograder.judge import Verdict
+from autograder.records import GradeRecord, GroupResult, RuleResult
 from autograder.reference import reference_source
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,9 +77,10 @@ def test_a_search_looping_through_result_is_stopped_at_the_state_cap(graded: dic
 
 
 def test_a_record_over_the_size_cap_is_trimmed_with_a_note() -> None:
-    verdict = {"passed": False, "got": "g" * 5000, "hint": "h", "visited": [[0]] * 1000}
-    group = {"verdicts": [verdict] * 200}
-    record = {"rules": [{"groups": [group] * 5}], "output": "o" * 10_000, "messages": []}
+    verdict = Verdict("i", False, "e", "g" * 5000, "h", visited=((0,),) * 1000)
+    group = GroupResult("g", "minimax_value", 0, 5, (verdict,) * 200)
+    rule = RuleResult("minimax_value", "", 0, 25, (group,) * 5)
+    record = GradeRecord("s", "graded", 0, 25, rules=(rule,), output="o" * 10_000)
     capped = cap_size(record, limit=RECORD_BYTES // 8)
-    assert len(json.dumps(capped)) < RECORD_BYTES // 8
-    assert "shortened" in capped["messages"][-1]
+    assert len(json.dumps(capped.to_json())) < RECORD_BYTES // 8
+    assert "shortened" in capped.messages[-1]

@@ -81,8 +81,8 @@ def test_a_mutant_loses_exactly_the_points_of_its_rule(rule_id: str, view: Path,
     path.write_text(mutant_source(rule_id), encoding="utf-8")
     submission = Submission(rule_id, (path,))
     record = grade(submission, load(submission), Settings(Limits(), view))
-    points = {r["id"]: r["points"] for r in record["rules"]}
-    assert points[rule_id] < rule(rule_id).points, record["messages"]
+    points = {r.id: r.points for r in record.rules}
+    assert points[rule_id] < rule(rule_id).points, record.messages
     for other in RULE_IDS:
         if other == rule_id:
             continue
@@ -90,4 +90,4 @@ def test_a_mutant_loses_exactly_the_points_of_its_rule(rule_id: str, view: Path,
         expected = rule(other).points - sum(
             g.points for g in rule(other).groups if g.name.startswith(lost_groups)
         )
-        assert points[other] == expected, (other, record["messages"])
+        assert points[other] == expected, (other, record.messages)

@@ -13,6 +13,7 @@ import pytest
 
 from autograder.grade import Settings, grade
 from autograder.load import Submission, load
+from autograder.records import GradeRecord
 from autograder.reference import reference_source
 from autograder.sandbox import Limits, StudentProcess, build_import_view
 from games import TicTacToe
@@ -25,15 +26,15 @@ def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_import_view(tmp_path_factory.mktemp("view"))
 
 
-def grade_source(source: str, directory: Path, view: Path, name: str = "student") -> dict:
+def grade_source(source: str, directory: Path, view: Path, name: str = "student") -> GradeRecord:
     path = directory / f"{name}.py"
     path.write_text(textwrap.dedent(source), encoding="utf-8")
     submission = Submission(name, (path,))
     return grade(submission, load(submission), Settings(FAST, view))
 
 
-def points(record: dict) -> dict[str, float]:
-    return {rule["id"]: rule["points"] for rule in record["rules"]}
+def points(record: GradeRecord) -> dict[str, float]:
+    return {rule.id: rule.points for rule in record.rules}
 
 
 def with_reference(extra: str) -> str:
@@ -43,7 +44,7 @@ def with_reference(extra: str) -> str:
 
 def test_the_reference_source_scores_full_marks(tmp_path: Path, view: Path) -> None:
     record = grade_source(reference_source(), tmp_path, view)
-    assert record["score"] == 100 and record["status"] == "graded"
+    assert record.score == 100 and record.status == "graded"
 
 
 def test_an_object_that_equals_everything_earns_nothing(tmp_path: Path, view: Path) -> None:
@@ -64,8 +65,8 @@ def test_an_object_that_equals_everything_earns_nothing(tmp_path: Path, view: Pa
     )
     assert points(record)["minimax_value"] == 0 and points(record)["minimax_decision"] == 0
     assert points(record)["alphabeta_value"] == 15
-    verdict = record["rules"][0]["groups"][0]["verdicts"][0]
-    assert "object of type" in verdict["got"]
+    verdict = record.rules[0].groups[0].verdicts[0]
+    assert "object of type" in verdict.got
 
 
 def test_booleans_are_not_numbers_and_int_subclasses_are_read_by_value(
@@ -87,7 +88,7 @@ def test_booleans_are_not_numbers_and_int_subclasses_are_read_by_value(
         view,
     )
     assert points(record)["minimax_value"] == 0
-    hints = [v["hint"] for g in record["rules"][0]["groups"] for v in g["verdicts"]]
+    hints = [v.hint for g in record.rules[0].groups for v in g.verdicts]
     assert any("not a number here" in hint for hint in hints)
 
 
@@ -113,8 +114,8 @@ def test_importing_solutions_or_autograder_fails_inside_the_sandbox(view: Path) 
 
 def test_exiting_at_import_is_reported_and_scores_zero(tmp_path: Path, view: Path) -> None:
     record = grade_source("import os\nos._exit(3)\n", tmp_path, view)
-    assert record["score"] == 0
-    assert "could not load" in record["status"] and "exited with code 3" in record["status"]
+    assert record.score == 0
+    assert "could not load" in record.status and "exited with code 3" in record.status
 
 
 def test_sys_exit_inside_a_function_loses_only_that_function(tmp_path: Path, view: Path):
@@ -124,7 +125,7 @@ def test_sys_exit_inside_a_function_loses_only_that_function(tmp_path: Path, vie
         view,
     )
     assert points(record)["minimax_decision"] == 0
-    assert record["score"] == 90
+    assert record.score == 90
 
 
 def test_a_memory_hog_loses_only_its_function(tmp_path: Path, view: Path) -> None:
@@ -136,8 +137,8 @@ def test_a_memory_hog_loses_only_its_function(tmp_path: Path, view: Path) -> Non
         view,
     )
     assert points(record)["minimax_decision"] == 0
-    assert record["score"] == 90
-    got = record["rules"][1]["groups"][0]["verdicts"][0]["got"]
+    assert record.score == 90
+    got = record.rules[1].groups[0].verdicts[0].got
     assert "MemoryError" in got or "died" in got
 
 
@@ -149,8 +150,8 @@ def test_unbounded_recursion_is_reported_as_such(tmp_path: Path, view: Path) -> 
         tmp_path,
         view,
     )
-    assert points(record)["minimax_decision"] == 0 and record["score"] == 90
-    assert "RecursionError" in record["rules"][1]["groups"][0]["verdicts"][0]["got"]
+    assert points(record)["minimax_decision"] == 0 and record.score == 90
+    assert "RecursionError" in record.rules[1].groups[0].verdicts[0].got
 
 
 def test_flooding_the_output_is_capped_and_grading_goes_on(tmp_path: Path, view: Path) -> None:
@@ -164,15 +165,15 @@ def test_flooding_the_output_is_capped_and_grading_goes_on(tmp_path: Path, view:
         tmp_path,
         view,
     )
-    assert record["score"] == 100
-    assert len(record["output"]) <= 4000
+    assert record.score == 100
+    assert len(record.output) <= 4000
 
 
 def test_an_infinite_loop_at_import_times_out_without_blocking_the_grade(
     tmp_path: Path, view: Path
 ) -> None:
     record = grade_source("while True:\n    pass\n", tmp_path, view)
-    assert record["score"] == 0 and "no answer within" in record["status"]
+    assert record.score == 0 and "no answer within" in record.status
 
 
 def test_background_processes_are_gone_after_grading(tmp_path: Path, view: Path) -> None:
@@ -188,7 +189,7 @@ def test_background_processes_are_gone_after_grading(tmp_path: Path, view: Path)
         tmp_path,
         view,
     )
-    assert record["score"] == 100
+    assert record.score == 100
     survivors = subprocess.run(["pgrep", "-f", "sleep 300"], capture_output=True, text=True)
     for pid in survivors.stdout.split():
         os.kill(int(pid), signal.SIGKILL)  # clean up before failing
@@ -266,7 +267,7 @@ def test_a_process_that_leaves_its_session_is_still_killed(tmp_path: Path, view:
         tmp_path,
         view,
     )
-    assert record["score"] == 100
+    assert record.score == 100
     survivors = subprocess.run(["pgrep", "-f", "sleep 301"], capture_output=True, text=True)
     for pid in survivors.stdout.split():
         os.kill(int(pid), signal.SIGKILL)

@@ -22,6 +22,7 @@ from autograder.grade import Settings, grade
 from autograder.instances import Instance
 from autograder.load import Submission, load
 from autograder.nbgrader_export import grade_id
+from autograder.records import GradeRecord
 from autograder.reference import reference_source
 from autograder.rules import rule, rules
 from autograder.sandbox import Limits, StudentProcess, build_import_view
@@ -107,20 +108,15 @@ def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_import_view(tmp_path_factory.mktemp("view"))
 
 
-def _grade(source: str, directory: Path, view: Path) -> dict:
+def _grade(source: str, directory: Path, view: Path) -> GradeRecord:
     path = directory / "student.py"
     path.write_text(source, encoding="utf-8")
     submission = Submission("student", (path,))
     return grade(submission, load(submission), Settings(FAST, view))
 
 
-def _lost_by_grader(record: dict) -> set[tuple[str, str]]:
-    return {
-        (r["id"], g["name"])
-        for r in record["rules"]
-        for g in r["groups"]
-        if g["points"] < g["max_points"]
-    }
+def _lost_by_grader(record: GradeRecord) -> set[tuple[str, str]]:
+    return {(r.id, g.name) for r in record.rules for g in r.groups if g.points < g.max_points}
 
 
 def _lost_by_hidden_cells(source: str) -> set[tuple[str, str]]:
@@ -177,7 +173,7 @@ def test_a_correct_transposition_table_earns_full_marks_from_the_grader_and_the_
 ) -> None:
     source = reference_source() + TABLE
     record = _grade(source, tmp_path, view)
-    assert record["score"] == record["max_score"] == 100, _lost_by_grader(record)
+    assert record.score == record.max_score == 100, _lost_by_grader(record)
     assert _lost_by_hidden_cells(source) == set()
 
 
@@ -193,13 +189,7 @@ def test_a_table_that_stores_a_bound_as_exact_loses_the_tictactoe_groups_in_both
         | _groups("alphabeta_decision", "tic-tac-toe")  # its decision shares the table
     )
     assert lost == _lost_by_hidden_cells(source)
-    hints = [
-        v["hint"]
-        for r in record["rules"]
-        for g in r["groups"]
-        for v in g["verdicts"]
-        if not v["passed"]
-    ]
+    hints = [v.hint for r in record.rules for g in r.groups for v in g.verdicts if not v.passed]
     assert any("transposition table stores a result as exact" in hint for hint in hints), hints
 
 
@@ -227,12 +217,12 @@ def test_a_later_move_kept_on_a_tie_with_a_bound_loses_both_decision_rules(
     assert {rule_id for rule_id, _ in lost} == {"alphabeta_decision", "depth_limited_decision"}
     assert lost == _lost_by_hidden_cells(source)
     hints = [
-        v["hint"]
-        for r in record["rules"]
-        if r["id"] == "depth_limited_decision"
-        for g in r["groups"]
-        for v in g["verdicts"]
-        if not v["passed"]
+        v.hint
+        for r in record.rules
+        if r.id == "depth_limited_decision"
+        for g in r.groups
+        for v in g.verdicts
+        if not v.passed
     ]
     assert hints and all("a cut-off's bound" in hint for hint in hints), hints
 

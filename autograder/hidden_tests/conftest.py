@@ -15,6 +15,7 @@ import pytest
 
 from autograder.grade import Settings, grade
 from autograder.load import Submission, load
+from autograder.records import GradeRecord
 from autograder.reference import reference_source
 from autograder.sandbox import Limits, build_import_view
 
@@ -26,7 +27,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(scope="session")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
+def graded(tmp_path_factory: pytest.TempPathFactory) -> GradeRecord:
     scratch = tmp_path_factory.mktemp("hidden")
     chosen = os.environ.get("AUTOGRADER_SUBMISSION")
     if chosen:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from autograder.records import GradeRecord
 from autograder.rules import rules
 
 
@@ -23,15 +24,15 @@ def _cases() -> list:
 
 
 @pytest.mark.parametrize("rule_id, group_name", _cases())
-def test_group(graded: dict, rule_id: str, group_name: str) -> None:
-    rule = next(r for r in graded["rules"] if r["id"] == rule_id)
-    group = next(g for g in rule["groups"] if g["name"] == group_name)
-    failed = [v for v in group["verdicts"] if not v["passed"]]
-    assert group["verdicts"], f"not graded: {graded['status']}; {graded['messages']}"
+def test_group(graded: GradeRecord, rule_id: str, group_name: str) -> None:
+    rule = next(r for r in graded.rules if r.id == rule_id)
+    group = next(g for g in rule.groups if g.name == group_name)
+    failed = [v for v in group.verdicts if not v.passed]
+    assert group.verdicts, f"not graded: {graded.status}; {list(graded.messages)}"
     assert not failed, "\n".join(
-        f"{v['instance']}: expected {v['expected']}, got {v['got']}. {v['hint']}" for v in failed
+        f"{v.instance}: expected {v.expected}, got {v.got}. {v.hint}" for v in failed
     )
 
 
-def test_the_submission_scores_full_marks(graded: dict) -> None:
-    assert graded["score"] == graded["max_score"] == 100, graded["messages"]
+def test_the_submission_scores_full_marks(graded: GradeRecord) -> None:
+    assert graded.score == graded.max_score == 100, list(graded.messages)
