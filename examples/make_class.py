@@ -10,6 +10,9 @@ one sentence what each student did, `SHOULD_LOSE` which grading rules the mistak
 
 from __future__ import annotations
 
+import ast
+import inspect
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
@@ -17,6 +20,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.mistakes import MISTAKES
 from autograder.rules import FUNCTIONS, RULE_IDS
+from solutions import alphabeta, depth_limited, minimax
 
 HERE = Path(__file__).resolve().parent
 CLASS_DIR = HERE / "class"
@@ -103,99 +107,33 @@ PARTLY: dict[str, dict[str, str]] = {s: dict(m.partly) for s, m in MISTAKE_OF.it
 # Correct building blocks: what a good student hands in, one cell per function.
 # --------------------------------------------------------------------------------------------
 
-IMPORTS = """\
-import math
 
-from games import MAX, MIN
-"""
+def as_a_student_writes(function: Callable) -> str:
+    """The reference function's source without its type hints, as a student's cell holds it.
 
-MINIMAX_VALUE = '''\
-def minimax_value(game, state):
-    """Return the minimax value of state, from MAX's point of view."""
-    if game.is_terminal(state):
-        return game.utility(state)
-    values = [minimax_value(game, game.result(state, action)) for action in game.actions(state)]
-    if game.to_move(state) == MAX:
-        return max(values)
-    return min(values)
-'''
+    The good student's code is the reference itself (`solutions`), so it is never retyped here;
+    every mutant below differs from it exactly where its mistake is.
+    """
+    tree = ast.parse(inspect.getsource(function))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            node.returns = None
+        elif isinstance(node, ast.arg):
+            node.annotation = None
+    return ast.unparse(tree) + "\n"
 
-MINIMAX_DECISION = '''\
-def minimax_decision(game, state):
-    """Return an optimal action for the player to move (the first one if several tie)."""
-    maximising = game.to_move(state) == MAX
-    best_action, best_value = None, None
-    for action in game.actions(state):
-        value = minimax_value(game, game.result(state, action))
-        better = best_value is None or (value > best_value if maximising else value < best_value)
-        if better:
-            best_action, best_value = action, value
-    return best_action
-'''
 
-ALPHABETA_VALUE = '''\
-def alphabeta_value(game, state, alpha=-math.inf, beta=math.inf):
-    """Return the minimax value of state, skipping children that cannot matter."""
-    if game.is_terminal(state):
-        return game.utility(state)
-    if game.to_move(state) == MAX:
-        value = -math.inf
-        for action in game.actions(state):
-            value = max(value, alphabeta_value(game, game.result(state, action), alpha, beta))
-            if value >= beta:
-                return value
-            alpha = max(alpha, value)
-        return value
-    value = math.inf
-    for action in game.actions(state):
-        value = min(value, alphabeta_value(game, game.result(state, action), alpha, beta))
-        if value <= alpha:
-            return value
-        beta = min(beta, value)
-    return value
-'''
+IMPORTS = (
+    "import math\n\nfrom games import MAX, MIN\n\n\n"
+    + as_a_student_writes(minimax._require_a_move)  # the decisions' check, given in the notebooks
+)
 
-ALPHABETA_DECISION = '''\
-def alphabeta_decision(game, state):
-    """Return an optimal action, passing the best value so far on to the later children."""
-    maximising = game.to_move(state) == MAX
-    alpha, beta = -math.inf, math.inf
-    best_action = None
-    for action in game.actions(state):
-        value = alphabeta_value(game, game.result(state, action), alpha, beta)
-        if maximising and (best_action is None or value > alpha):
-            best_action, alpha = action, value
-        elif not maximising and (best_action is None or value < beta):
-            best_action, beta = action, value
-    return best_action
-'''
-
-DEPTH_LIMITED_VALUE = '''\
-def depth_limited_value(game, state, depth, evaluate):
-    """Return the value of state searched depth plies ahead, evaluate() at the frontier."""
-    if game.is_terminal(state):
-        return game.utility(state)
-    if depth == 0:
-        return evaluate(state)
-    values = [
-        depth_limited_value(game, game.result(state, action), depth - 1, evaluate)
-        for action in game.actions(state)
-    ]
-    return max(values) if game.to_move(state) == MAX else min(values)
-'''
-
-DEPTH_LIMITED_DECISION = '''\
-def depth_limited_decision(game, state, depth, evaluate):
-    """Return the best action looking depth plies ahead (the first one if several tie)."""
-    maximising = game.to_move(state) == MAX
-    best_action, best_value = None, None
-    for action in game.actions(state):
-        value = depth_limited_value(game, game.result(state, action), depth - 1, evaluate)
-        better = best_value is None or (value > best_value if maximising else value < best_value)
-        if better:
-            best_action, best_value = action, value
-    return best_action
-'''
+MINIMAX_VALUE = as_a_student_writes(minimax.minimax_value)
+MINIMAX_DECISION = as_a_student_writes(minimax.minimax_decision)
+ALPHABETA_VALUE = as_a_student_writes(alphabeta.alphabeta_value)
+ALPHABETA_DECISION = as_a_student_writes(alphabeta.alphabeta_decision)
+DEPTH_LIMITED_VALUE = as_a_student_writes(depth_limited.depth_limited_value)
+DEPTH_LIMITED_DECISION = as_a_student_writes(depth_limited.depth_limited_decision)
 
 
 def _mutate(source: str, old: str, new: str) -> str:
