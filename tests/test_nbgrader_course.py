@@ -38,7 +38,9 @@ BIN = Path(sys.executable).parent
 ASSIGNMENTS = ("minimax", "alphabeta", "depth_limited", "bug_hunt")
 EXAMPLE_STUDENTS = {
     "minimax": ("erin_max_starts_at_zero", "peggy_last_child"),
-    "alphabeta": ("mallory_fresh_window",),
+    # abel keeps a transposition table: nbgrader serves real states, the sandbox tokens that are
+    # equal for equal positions within a call, and both must give the table the same points
+    "alphabeta": ("mallory_fresh_window", "abel_table_bound_as_exact"),
     "depth_limited": ("walter_textbook_depth",),
     "bug_hunt": ("yolanda_beta_min_alpha",),
 }

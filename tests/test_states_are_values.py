@@ -32,9 +32,23 @@ ROOT = Path(__file__).resolve().parents[1]
 GROUPS = {grade_id(r, g): (r.id, g.name) for r in rules() for g in r.groups}
 FAST = Limits(timeout=5.0, load_timeout=5.0, memory_mb=512, output_kb=64)
 
-# A correct alpha-beta with a transposition table: one table per call of alphabeta_value (the
-# decision shares one across the root's children), each entry marked exact, lower or upper.
-TABLE = """
+
+def _make_class():
+    spec = importlib.util.spec_from_file_location("make_class", ROOT / "examples" / "make_class.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _student(name: str) -> str:
+    """The functions an example student overrides, from examples/make_class.py."""
+    return "\n\n" + "\n\n".join(_make_class().OVERRIDES[name].values())
+
+
+# A correct alpha-beta with a transposition table: one table per call of alphabeta_value, each
+# entry marked exact, lower or upper; the decision is abel's (below), which shares one table
+# across the root's children.
+TABLE_VALUE = """
 def alphabeta_value(game, state, alpha=-math.inf, beta=math.inf, table=None):
     table = {} if table is None else table
     if game.is_terminal(state):
@@ -69,34 +83,12 @@ def alphabeta_value(game, state, alpha=-math.inf, beta=math.inf, table=None):
     table[state] = (value, kind)
     return value
 
-
-def alphabeta_decision(game, state):
-    maximising = game.to_move(state) == MAX
-    alpha, beta, best, table = -math.inf, math.inf, None, {}
-    for action in game.actions(state):
-        value = alphabeta_value(game, game.result(state, action), alpha, beta, table)
-        if maximising and (best is None or value > alpha):
-            best, alpha = action, value
-        elif not maximising and (best is None or value < beta):
-            best, beta = action, value
-    return best
 """
-
-
-def _make_class():
-    spec = importlib.util.spec_from_file_location("make_class", ROOT / "examples" / "make_class.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _student(name: str) -> str:
-    """The functions an example student overrides, from examples/make_class.py."""
-    return "\n\n" + "\n\n".join(_make_class().OVERRIDES[name].values())
 
 
 # The classic bug: a fail-hard result stored as exact, whatever window produced it.
 BOUND_AS_EXACT = _student("abel_table_bound_as_exact")
+TABLE = TABLE_VALUE + _make_class().OVERRIDES["abel_table_bound_as_exact"]["alphabeta_decision"]
 
 # Every child built first, then a later action kept when its value only ties the best: with the
 # window carried, that value may be a cut-off's bound (the reference's searches are fail-soft).
