@@ -6,9 +6,7 @@ from typing import Any
 
 from autograder.instances import connect_four_endgames
 from games import MAX, MIN, ConnectFour, GameTree, TicTacToe, random_tree
-from solutions import evaluation, minimax
-from solutions.alphabeta import alphabeta_value
-from solutions.depth_limited import depth_limited_value
+from solutions import evaluation
 
 from .self_checks import Check, checks_source
 
@@ -64,10 +62,6 @@ def minimax_decision_checks() -> list[Check]:
     ]
 
 
-def _minimax_value(game, state, *args):
-    return minimax.minimax_value(game, state)
-
-
 # ----------------------------------------------------------------------------------------------
 # Assignment 2: alpha-beta.
 # ----------------------------------------------------------------------------------------------
@@ -107,10 +101,6 @@ def alphabeta_decision_checks() -> list[Check]:
         Check("states", "a tree without ties: the root carries its window", _no_ties(5),
               game_code=NO_TIES, function="alphabeta_decision"),
     ]  # fmt: skip
-
-
-def _alphabeta_value(game, state, *args):
-    return alphabeta_value(game, state)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -212,30 +202,22 @@ def fast_win_checks() -> str:
     return "\n".join(lines)
 
 
-def _depth_limited_value(game, state, *args):
-    return depth_limited_value(game, state, *args)
-
-
 # ----------------------------------------------------------------------------------------------
-# Every graded function: its cases and the reference that computes their answers.
+# Every graded function and its cases.
 # ----------------------------------------------------------------------------------------------
 
 CHECKS = {
-    "minimax_value": (minimax_value_checks, _minimax_value),
-    "minimax_decision": (minimax_decision_checks, _minimax_value),
-    "alphabeta_value": (alphabeta_value_checks, _alphabeta_value),
-    "alphabeta_decision": (alphabeta_decision_checks, _alphabeta_value),
-    "depth_limited_value": (depth_limited_value_checks, _depth_limited_value),
-    "depth_limited_decision": (depth_limited_decision_checks, _depth_limited_value),
+    "minimax_value": minimax_value_checks,
+    "minimax_decision": minimax_decision_checks,
+    "alphabeta_value": alphabeta_value_checks,
+    "alphabeta_decision": alphabeta_decision_checks,
+    "depth_limited_value": depth_limited_value_checks,
+    "depth_limited_decision": depth_limited_decision_checks,
 }
-"""For each graded function: the function that lists its cases, and the reference value.
-
-The references all take `(game, state, *args)`, the arguments of a depth-limited check
-included, so that `Check.source` computes every answer the same way.
-"""
+"""For each graded function, the function that lists its cases; the answers are the grader's
+cases for them (`autograder.cases`), computed once, as for the hidden tests."""
 
 
 def function_checks(function: str, run: bool) -> str:
     """The self-check cell of a graded `function`; if `run`, the cell also calls it."""
-    cases, value_function = CHECKS[function]
-    return checks_source(function, cases(), value_function, run)
+    return checks_source(function, CHECKS[function](), run)

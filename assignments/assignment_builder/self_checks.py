@@ -7,10 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from autograder import nbgrader_export
+from autograder import cases, nbgrader_export
 from autograder.instances import Instance
-from games import MAX, CountingGame, TicTacToe
-from solutions.alphabeta import alphabeta_decision, alphabeta_value
+from games import TicTacToe
 
 
 def game_source(game: Any) -> str:
@@ -56,61 +55,38 @@ class Check:
             return ""
         return f", args=({self.depth}, {self.evaluate.__name__})"
 
-    def source(self, value_function: Callable) -> str:
-        """The call of the check, with the expected answer computed by `value_function`."""
+    def source(self, function: str) -> str:
+        """The call of the check, with the answer the grader's case holds for `function` (a
+        "states" check: for its own `function`)."""
         built = self.game_code or game_source(self.game)
         head = f"{self.name!r}, {built}, {state_source(self.game, self.state)}"
+        case = cases.case(self.function or function, self.instance())
         if self.kind == "value":
-            value = value_function(self.game, self.state, *self.args())
-            hints = nbgrader_export.value_hints(self.instance(), value)
-            text = f"check_value(function, {head}, {value!r}{self.args_source()}"
-            if hints:
-                text += f", hints={_dict_source(hints)}"
+            text = f"check_value(function, {head}, {case.value!r}{self.args_source()}"
+            if case.value_hints:
+                text += f", hints={_dict_source(dict(case.value_hints))}"
             return text + ")"
+        decision = (case.optimal, list(case.child_values))
         if self.kind == "decision":
-            optimal, child_values = decision_answer(self, value_function)
-            return (
-                f"check_decision(function, {head}, {optimal!r}, {child_values!r}"
+            return f"check_decision(function, {head}, {decision[0]!r}, {decision[1]!r}" + (
                 f"{self.args_source()})"
             )
-        decision = self.function.endswith("_decision")
-        counted = CountingGame(self.game)
-        if decision:
-            alphabeta_decision(counted, self.state)
-            answer = decision_answer(self, value_function)
-        else:
-            answer = alphabeta_value(counted, self.state)
-        states = counted.states_generated
-        causes = nbgrader_export.pruning_causes(self.instance(), decision, states)
-        text = f"check_states(function, {head}, {answer!r}, {states!r}"
+        answer = decision if case.legal else case.value
+        causes = cases.pruning_causes(self.instance(), bool(case.legal), case.states)
+        text = f"check_states(function, {head}, {answer!r}, {case.states!r}"
         if causes:
             text += f", causes={_dict_source(causes)}"
         return text + ")"
 
 
-def decision_answer(check: Check, value_function: Callable) -> tuple[tuple, list]:
-    """(optimal actions, value of each action) of a decision check, as the grader computes them."""
-    game, state = check.game, check.state
-    if check.depth is None:
-        children = [value_function(game, game.result(state, a)) for a in game.actions(state)]
-    else:
-        children = [
-            value_function(game, game.result(state, a), check.depth - 1, check.evaluate)
-            for a in game.actions(state)
-        ]
-    best = (max if game.to_move(state) == MAX else min)(children)
-    optimal = tuple(a for a, v in zip(game.actions(state), children, strict=True) if v == best)
-    return optimal, children
-
-
-def checks_source(function: str, checks: list[Check], value_function: Callable, run: bool) -> str:
+def checks_source(function: str, checks: list[Check], run: bool) -> str:
     """A cell that defines `check_<function>(function)` and, if `run`, calls it on `function`."""
     lines = [
         f"def check_{function}(function):",
         f'    """Self-checks of {function}: small cases, answers from the reference solution."""',
     ]
     for check in checks:
-        lines.append(textwrap.indent(check.source(value_function), "    "))
+        lines.append(textwrap.indent(check.source(function), "    "))
     text = "\n".join(lines)
     if run:
         text += f"\n\n\ncheck_{function}({function})"
