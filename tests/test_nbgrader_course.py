@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -237,6 +238,9 @@ def test_nbgrader_and_the_autograder_give_every_rule_group_the_same_points(
     ours = _cell_scores(course, assignment, student)
     assert ours == {grade_id: theirs[grade_id] for grade_id in ours}
     assert 0 < len(ours) <= len(theirs)
+    # and the same as when the judge became one: a regression fixture, changed only on purpose
+    stored = json.loads((ROOT / "tests" / "fixtures" / "nbgrader_cell_scores.json").read_text())
+    assert ours == stored[f"{assignment}/{student}"]
 
 
 def test_feedback_and_the_exported_grades_come_out_of_nbgrader(course: Path) -> None:
