@@ -14,7 +14,7 @@ from functools import cache
 
 from autograder import diagnosis
 from autograder.instances import Instance
-from autograder.judge import PRUNING_SLACK, Case, Outcome, Verdict, judge
+from autograder.judge import PRUNING_SLACK, Case, Outcome, Verdict, decode, judge
 from autograder.mistakes import mistake
 from autograder.rules import Group, Rule, rules
 from autograder.sandbox import CallOutcome
@@ -199,8 +199,6 @@ def pruning_causes(instance: Instance, decision: bool, reference_states: int) ->
 
 def outcome_of(call: CallOutcome) -> Outcome:
     """The judge's view of a call made in the sandbox."""
-    from autograder.judge import decode
-
     return Outcome(call.status, decode(call.value), call.error, call.states_generated)
 
 

@@ -25,7 +25,6 @@ from typing import Any
 
 from autograder import cases, judge, notebook_checks
 from autograder import instances as instance_module
-from autograder.cases import pruning_causes, value_hints  # noqa: F401 - the self-checks' hints
 from autograder.instances import Instance
 from autograder.judge import PRUNING_SLACK, Case
 from autograder.rules import RULE_IDS, Group, Rule, rules
