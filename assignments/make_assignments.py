@@ -39,7 +39,7 @@ from assignment_builder.contexts import CONTEXTS, common_context  # noqa: E402
 from assignment_builder.notebook import build_notebook  # noqa: E402
 from assignment_builder.sources import BEGIN, END, without_markers  # noqa: E402
 
-from autograder.rules import rules  # noqa: E402
+from autograder.rules import ASSIGNMENT_RULES  # noqa: E402
 
 # What tests/test_assignments.py uses of this script, some of it defined in the package.
 __all__ = [
@@ -56,15 +56,10 @@ __all__ = [
 ]
 
 SOURCE = HERE / "source"
-ASSIGNMENTS = ("minimax", "alphabeta", "depth_limited", "bug_hunt")
+ASSIGNMENTS = ("minimax", "alphabeta", "depth_limited", "bug_hunt", "chance_and_maxn")
 """The assignments, in teaching order; each is `source/<name>/<name>.ipynb`."""
 
-RULES_OF = {
-    "minimax": ("minimax_value", "minimax_decision"),
-    "alphabeta": ("alphabeta_value", "alphabeta_decision", "alphabeta_pruning"),
-    "depth_limited": ("depth_limited_value", "depth_limited_decision"),
-    "bug_hunt": tuple(rule.id for rule in rules()),
-}
+RULES_OF = {assignment: ASSIGNMENT_RULES[assignment] for assignment in ASSIGNMENTS}
 """The autograder rules each assignment's hidden tests grade."""
 
 

@@ -19,7 +19,16 @@ from functools import cache, cached_property
 from importlib import resources
 from typing import Any
 
-from games import MAX, MIN, Game, GameTree, TicTacToe, random_tree
+from games import (
+    MAX,
+    MIN,
+    ChanceTree,
+    Game,
+    GameTree,
+    MultiplayerTree,
+    TicTacToe,
+    random_tree,
+)
 
 FROZEN_DATA = "data/frozen_instances.json"  # inside the package, shipped as package data
 
@@ -51,7 +60,7 @@ class Instance:
 
     @cached_property
     def _picture(self) -> str:
-        if isinstance(self.game, GameTree):
+        if isinstance(self.game, GameTree | ChanceTree | MultiplayerTree):
             return repr(self.game)
         return self.game.display(self.state)
 

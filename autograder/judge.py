@@ -6,12 +6,16 @@ bundle all judge with the same code. A `Case` holds what the reference expects o
 the hints for the answers known mistakes give (computed once, by `autograder.cases`); an
 `Outcome` holds what came back, with the value already plain (`plain` in the notebook's kernel,
 `decode` of the sandbox's reply in the grader); `judge(kind, case, outcome)` gives a `Verdict`.
+
+The kinds: "value" (a number), "vector" (a tuple of numbers, one per player: max-n),
+"decision" (an action) and "pruning" (an answer and the states generated).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 PRUNING_SLACK = 1.25
@@ -124,9 +128,10 @@ class Opaque:
 def plain(value: Any, depth: int = 0) -> Any:
     """`value` as plain data: None, bools, ints, floats, strings, short tuples and lists of them.
 
-    Subclasses of int and float become int and float (their `__eq__` is not trusted); tuples and
-    lists (up to 20 items, 3 levels) are rebuilt; anything else becomes an `Opaque` that equals
-    nothing. The sandbox's runner sends the same data over the wire, and `decode` reads it.
+    Subclasses of int and float become int and float (their `__eq__` is not trusted), an exact
+    `Fraction` a float; tuples and lists (up to 20 items, 3 levels) are rebuilt; anything else
+    becomes an `Opaque` that equals nothing. The sandbox's runner sends the same data over the
+    wire, and `decode` reads it.
     """
     kind = type(value)
     if value is None or kind in (bool, str):
@@ -135,6 +140,8 @@ def plain(value: Any, depth: int = 0) -> Any:
         return int(int.__repr__(value))
     if isinstance(value, float):
         return float(float.__repr__(value))
+    if kind is Fraction:
+        return float(value)
     if kind in (tuple, list) and depth < 3 and len(value) <= 20:
         return kind(plain(item, depth + 1) for item in value)
     return Opaque.of(value)
@@ -314,6 +321,38 @@ def judge_value(case: Case, outcome: Outcome) -> Verdict:
     return Verdict(case.name, False, expected, got, value_hint(case, value))
 
 
+def judge_vector(case: Case, outcome: Outcome) -> Verdict:
+    """A max-n value: a tuple (or list) with one number per player, each equal to the
+    reference's."""
+    expected = repr(case.value)
+    if outcome.status != "returned":
+        got, hint = failure_text(outcome)
+        return Verdict(case.name, False, expected, got, hint)
+    value, got = outcome.value, show(outcome.value)
+    numbers = isinstance(value, tuple | list) and all(
+        type(item) in (int, float) and not _too_large(item) for item in value
+    )
+    if not numbers or len(value) != len(case.value):
+        hint = (
+            f"a max-n value is a tuple of {len(case.value)} numbers, one utility per player "
+            "(player 0 first), as game.utilities(state) gives at the end of the game"
+        )
+        if type(value) in (int, float):
+            hint += "; a single number is one player's view only"
+        return Verdict(case.name, False, expected, got, hint)
+    close = all(
+        math.isclose(mine, theirs, rel_tol=1e-9, abs_tol=1e-9)
+        for mine, theirs in zip(value, case.value, strict=True)
+    )
+    if close:
+        return Verdict(case.name, True, expected, got)
+    hint = dict(case.value_hints).get(tuple(value)) or (
+        "at each node, the player to move (game.to_move(state)) takes the child whose "
+        "component for that player is largest, the first such child on a tie"
+    )
+    return Verdict(case.name, False, expected, got, hint)
+
+
 def judge_decision(case: Case, outcome: Outcome) -> Verdict:
     expected = expected_text("decision", case, decision=True)
     if outcome.status != "returned":
@@ -367,9 +406,11 @@ def judge_pruning(
 def judge(
     kind: str, function: str, case: Case, outcome: Outcome, slack: float = PRUNING_SLACK
 ) -> Verdict:
-    """Judge `outcome` against `case` for a rule of this `kind` ("value", "decision" or
-    "pruning"); a pruning rule judges the moves of a `*_decision` function."""
+    """Judge `outcome` against `case` for a rule of this `kind` ("value", "vector", "decision"
+    or "pruning"); a pruning rule judges the moves of a `*_decision` function."""
     decision = function.endswith("_decision")
     if kind == "pruning":
         return judge_pruning(case, outcome, decision, slack)
+    if kind == "vector":
+        return judge_vector(case, outcome)
     return (judge_decision if decision else judge_value)(case, outcome)

@@ -17,6 +17,8 @@ _ALPHABETA = ("alphabeta_value", "alphabeta_decision", "alphabeta_pruning")
 _DEPTH_LIMITED = ("depth_limited_value", "depth_limited_decision")
 _DECISIONS = ("minimax_decision", "alphabeta_decision", "alphabeta_pruning")
 _EVERY_RULE = ("minimax_value", "minimax_decision", *_ALPHABETA, *_DEPTH_LIMITED)
+_EXPECTIMINIMAX = ("expectiminimax_value", "expectiminimax_decision")
+_MAXN = ("maxn_value", "maxn_decision")
 
 
 @dataclass(frozen=True)
@@ -235,6 +237,53 @@ MISTAKES: tuple[Mistake, ...] = (
             ("alphabeta_decision", "the tic-tac-toe group"),
             ("depth_limited_decision", "the tic-tac-toe group"),
         ),
+    ),
+    # Lecture 06: chance nodes and several players (graded by `--assignment chance_and_maxn`).
+    Mistake(
+        "chance_as_max",
+        "a chance node takes its best child, as if nature played for MAX",
+        "a chance node treated as MAX",
+        "Expectiminimax backs up a chance node with max, as if nature were on MAX's side.",
+        _EXPECTIMINIMAX,
+        "cleo_chance_as_max",
+    ),
+    Mistake(
+        "chance_as_min",
+        "a chance node takes its worst child, as if nature played for MIN",
+        "a chance node treated as MIN",
+        "Expectiminimax backs up a chance node with min, as if nature were on MIN's side.",
+        _EXPECTIMINIMAX,
+        "dmitri_chance_as_min",
+    ),
+    Mistake(
+        "chance_plain_average",
+        "a chance node averages its children and ignores the probabilities (weight each "
+        "child's value by its probability from game.chance_outcomes)",
+        "probabilities ignored at chance nodes",
+        "Expectiminimax averages a chance node's children evenly instead of weighting them by "
+        "their probabilities.",
+        _EXPECTIMINIMAX,
+        "fatima_plain_average",
+        (("expectiminimax_value", "trees with uneven probabilities (a fair die hides it)"),
+         ("expectiminimax_decision", "trees with uneven probabilities")),
+    ),
+    Mistake(
+        "maxn_wrong_component",
+        "each node maximises the previous player's component, utilities[player - 1] (players "
+        "are numbered from 0: the player to move maximises utilities[player])",
+        "max-n maximises another player's component",
+        "Max-n maximises utilities[player - 1] at every node, as if players counted from 1.",
+        _MAXN,
+        "gus_maxn_wrong_component",
+    ),
+    Mistake(
+        "maxn_root_view",
+        "every node maximises the root player's component (each node belongs to the player to "
+        "move there, who maximises its own)",
+        "max-n reads every node from the root player's view",
+        "Max-n maximises the root player's utility at every node, as if everyone played for it.",
+        _MAXN,
+        "hana_maxn_root_view",
     ),
 )
 

@@ -27,8 +27,8 @@ from autograder import cases, judge, notebook_checks
 from autograder import instances as instance_module
 from autograder.instances import Instance
 from autograder.judge import PRUNING_SLACK, Case
-from autograder.rules import RULE_IDS, Group, Rule, rules
-from games import ConnectFour, GameTree, TicTacToe
+from autograder.rules import ALL_RULE_IDS, Group, Rule, rules
+from games import ChanceTree, ConnectFour, GameTree, MultiplayerTree, Pig, TakeAway, TicTacToe
 from games.connect_four import COLUMN_MASKS, WIDTH, ConnectFourState
 
 EVALUATIONS = {
@@ -115,8 +115,8 @@ def connect_four_moves(state: ConnectFourState) -> str:
 
 def game_literal(game: Any) -> str:
     """Python source that rebuilds `game` in the kernel."""
-    if isinstance(game, GameTree):
-        return repr(game)
+    if isinstance(game, GameTree | ChanceTree | MultiplayerTree | Pig | TakeAway):
+        return repr(game)  # each repr reads as the constructor call
     if isinstance(game, TicTacToe | ConnectFour):
         return f"{type(game).__name__}()"
     raise TypeError(f"no literal for a game of type {type(game).__name__}")
@@ -167,6 +167,10 @@ def _imports(group: Group) -> list[str]:
     names = sorted(kind.__name__ for kind in kinds)
     if any(isinstance(i.game, GameTree) and i.game.root_player == "MIN" for i in group.instances):
         names = ["MIN", *names]
+    if ChanceTree in kinds:
+        names = [*names, "chance", "max_", "min_"]
+    if Pig in kinds:
+        names = [*names, "PigState"]
     return [f"from games import {', '.join(names)}"]
 
 
@@ -286,9 +290,9 @@ def grading_summary(rule_ids: tuple[str, ...] | None = None) -> list[tuple[str, 
 
 def cells_command(rule_ids: list[str], json_path: Path | None) -> int:
     """`python -m autograder nbgrader-cells [RULE...] [--json FILE]`: list or write the cells."""
-    unknown = sorted(set(rule_ids) - set(RULE_IDS))
+    unknown = sorted(set(rule_ids) - set(ALL_RULE_IDS))
     if unknown:
-        print(f"no rule {', '.join(unknown)}; the rules are {', '.join(RULE_IDS)}")
+        print(f"no rule {', '.join(unknown)}; the rules are {', '.join(ALL_RULE_IDS)}")
         return 2
     chosen = tuple(rule_ids) or None
     if json_path is not None:

@@ -130,7 +130,8 @@ def grade_group(
 ) -> None:
     """The hidden test of one rule group: its points need every call to pass.
 
-    `calls` holds (game, state, args, case) tuples; `kind` is "value", "decision" or "pruning".
+    `calls` holds (game, state, args, case) tuples; `kind` is "value", "vector", "decision" or
+    "pruning".
     Raises AssertionError listing each failed case, what was expected, what came back and a
     hint; prints a one-line summary when every case passes.
     """
@@ -166,7 +167,8 @@ def self_check(function, game, state, args: tuple, case: Case, kind: str) -> Non
         _not_written_yet(label)
         return
     decision = bool(case.legal)
-    answer = judge("decision" if decision else "value", label, case, outcome)
+    answer_kind = "decision" if decision else "vector" if kind == "vector" else "value"
+    answer = judge(answer_kind, label, case, outcome)
     if not answer.passed:
         hint = f". Hint: {answer.hint}" if answer.hint and SELF_CHECK_HINTS else ""
         raise AssertionError(
@@ -207,10 +209,21 @@ def check_value(function, name: str, game, state, value, args: tuple = (), hints
     self_check(function, game, state, args, case, "value")
 
 
+def check_vector(function, name: str, game, state, value: tuple, hints=None) -> None:
+    """Self-check: `function(game, state)` must return the utility vector `value` (max-n).
+
+    `hints` maps wrong vectors a known mistake gives here to the hint that names it.
+    """
+    case = Case(0, name, value=tuple(value), value_hints=_pairs(hints))
+    self_check(function, game, state, (), case, "vector")
+
+
 def _decision_case(name: str, game, state, optimal: tuple, child_values) -> Case:
+    """A decision's case; at a max-n node (a player number moves) the mover maximises."""
     legal = tuple(game.actions(state))
-    best = (max if game.to_move(state) == MAX else min)(child_values)
-    return Case(0, name, game.to_move(state), legal, best, tuple(optimal), tuple(child_values))
+    mover = "MIN" if game.to_move(state) == "MIN" else MAX
+    best = (max if mover == MAX else min)(child_values)
+    return Case(0, name, mover, legal, best, tuple(optimal), tuple(child_values))
 
 
 def check_decision(

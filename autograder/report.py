@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.records import GradeRecord
-from autograder.rules import RULE_IDS
+from autograder.rules import ALL_RULE_IDS, RULE_IDS
 
 if TYPE_CHECKING:
     from autograder.load import Submission
@@ -145,8 +145,9 @@ def remove_temporary_files(out: Path) -> int:
 
 def graded_rule_ids(records: list[GradeRecord]) -> tuple[str, ...]:
     """The rule ids the records were graded on, in the usual order."""
-    present = {rule.id for record in records for rule in record.rules}
-    return tuple(rule_id for rule_id in RULE_IDS if rule_id in present) or RULE_IDS
+    present = list(dict.fromkeys(rule.id for record in records for rule in record.rules))
+    known = tuple(rule_id for rule_id in ALL_RULE_IDS if rule_id in present)
+    return (*known, *(rule_id for rule_id in present if rule_id not in known)) or RULE_IDS
 
 
 def grades_csv(records: list[GradeRecord]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from autograder import beyond
 from autograder import instances as make
 from autograder.instances import Instance
 from autograder.judge import PRUNING_SLACK
@@ -29,7 +30,7 @@ class Rule:
     """One line of the grade: an id, what it judges, and its groups of instances."""
 
     id: str
-    kind: str  # "value", "decision" or "pruning"
+    kind: str  # "value", "vector", "decision" or "pruning"
     description: str
     groups: tuple[Group, ...]
 
@@ -51,11 +52,24 @@ RULE_IDS = (
     "depth_limited_value",
     "depth_limited_decision",
 )
+"""The rules of lectures 1-4, graded when no assignment is named."""
+
+CHANCE_AND_MAXN_RULE_IDS = (
+    "expectiminimax_value",
+    "expectiminimax_decision",
+    "maxn_value",
+    "maxn_decision",
+)
+"""Lecture 06's optional assignment: graded only when it is named (`--assignment`)."""
+
+ALL_RULE_IDS = (*RULE_IDS, *CHANCE_AND_MAXN_RULE_IDS)
+
 ASSIGNMENT_RULES: dict[str, tuple[str, ...]] = {
     "minimax": ("minimax_value", "minimax_decision"),
     "alphabeta": ("alphabeta_value", "alphabeta_decision", "alphabeta_pruning"),
     "depth_limited": ("depth_limited_value", "depth_limited_decision"),
     "bug_hunt": RULE_IDS,
+    "chance_and_maxn": CHANCE_AND_MAXN_RULE_IDS,
 }
 """The rules each assignment of the nbgrader course (assignments/) grades."""
 
@@ -147,14 +161,44 @@ def rules() -> tuple[Rule, ...]:
             Group("tic-tac-toe with a heuristic", "depth_limited_decision", 7,
                   sets["depth_ttt_moves"]),
         )),
+        *_chance_and_maxn_rules(),
+    )  # fmt: skip
+
+
+def _chance_and_maxn_rules() -> tuple[Rule, ...]:
+    """Lecture 06's rules: chance nodes and several players (instances: `autograder.beyond`)."""
+    sets = beyond.instance_sets()
+    return (
+        Rule("expectiminimax_value", "value", "expectiminimax values", (
+            Group("hand-made chance trees", "expectiminimax_value", 5, sets["chance_hand"]),
+            Group("seeded chance trees with uneven probabilities", "expectiminimax_value", 5,
+                  sets["chance_random"]),
+            Group("Pig positions (a fair die)", "expectiminimax_value", 5, sets["pig"]),
+        )),
+        Rule("expectiminimax_decision", "decision", "expectiminimax best moves", (
+            Group("chance trees with one best move", "expectiminimax_decision", 5,
+                  sets["chance_moves"]),
+            Group("Pig: roll or hold", "expectiminimax_decision", 5, sets["pig_moves"]),
+        )),
+        Rule("maxn_value", "vector", "max-n utility vectors", (
+            Group("hand-made three-player trees", "maxn_value", 5, sets["maxn_hand"]),
+            Group("seeded three-player trees", "maxn_value", 5, sets["maxn_random"]),
+            Group("take-away for three (ties: the first best child)", "maxn_value", 5,
+                  sets["takeaway"]),
+        )),
+        Rule("maxn_decision", "decision", "max-n best moves", (
+            Group("three-player trees", "maxn_decision", 5,
+                  (*sets["maxn_hand"], *sets["maxn_random"])),
+            Group("take-away for three", "maxn_decision", 5, sets["takeaway"]),
+        )),
     )  # fmt: skip
 
 
 def selected_rules(rule_ids: tuple[str, ...] = RULE_IDS) -> tuple[Rule, ...]:
     """The rules with these ids, in the usual order."""
-    unknown = set(rule_ids) - set(RULE_IDS)
+    unknown = set(rule_ids) - set(ALL_RULE_IDS)
     if unknown:
-        raise KeyError(f"no rule {sorted(unknown)}; the rules are {', '.join(RULE_IDS)}")
+        raise KeyError(f"no rule {sorted(unknown)}; the rules are {', '.join(ALL_RULE_IDS)}")
     return tuple(candidate for candidate in rules() if candidate.id in rule_ids)
 
 
@@ -163,8 +207,8 @@ def rule(rule_id: str) -> Rule:
     for candidate in rules():
         if candidate.id == rule_id:
             return candidate
-    raise KeyError(f"no rule {rule_id!r}; the rules are {', '.join(RULE_IDS)}")
+    raise KeyError(f"no rule {rule_id!r}; the rules are {', '.join(ALL_RULE_IDS)}")
 
 
-def total_points() -> float:
-    return sum(candidate.points for candidate in rules())
+def total_points(rule_ids: tuple[str, ...] = RULE_IDS) -> float:
+    return sum(candidate.points for candidate in selected_rules(rule_ids))

@@ -8,6 +8,12 @@ from autograder.instances import connect_four_endgames
 from games import MAX, MIN, ConnectFour, GameTree, TicTacToe, random_tree
 from solutions import evaluation
 
+from .chance_checks import (
+    expectiminimax_decision_checks,
+    expectiminimax_value_checks,
+    maxn_decision_checks,
+    maxn_value_checks,
+)
 from .self_checks import Check, checks_source
 
 TTT = TicTacToe()
@@ -213,6 +219,10 @@ CHECKS = {
     "alphabeta_decision": alphabeta_decision_checks,
     "depth_limited_value": depth_limited_value_checks,
     "depth_limited_decision": depth_limited_decision_checks,
+    "expectiminimax_value": expectiminimax_value_checks,
+    "expectiminimax_decision": expectiminimax_decision_checks,
+    "maxn_value": maxn_value_checks,
+    "maxn_decision": maxn_decision_checks,
 }
 """For each graded function, the function that lists its cases; the answers are the grader's
 cases for them (`autograder.cases`), computed once, as for the hidden tests."""

@@ -10,7 +10,7 @@ from typing import Any
 from autograder import nbgrader_export
 from autograder.rules import PRUNING_SLACK, rules
 from games import MAX, TicTacToe
-from solutions import alphabeta, depth_limited, evaluation, minimax
+from solutions import alphabeta, chance, depth_limited, evaluation, minimax, multiplayer
 from solutions.depth_limited import depth_limited_decision
 from solutions.facts import reachable_states
 
@@ -181,10 +181,31 @@ def bug_hunt_context() -> dict[str, Any]:
     }
 
 
+def chance_and_maxn_context() -> dict[str, Any]:
+    """Assignment 6: expectiminimax and max-n, their self-checks."""
+    return {
+        "setup": setup_source(
+            froms=("from games.multiplayer import Utilities",),
+            games=("CHANCE", "ChanceTree", "MultiplayerGame", "MultiplayerTree", "Pig")
+            + ("PigState", "TakeAway", "chance", "max_", "min_"),
+        ),
+        "require_a_move": given_source(minimax._require_a_move),
+        "expectiminimax_value": solution_source(chance.expectiminimax_value),
+        "check_expectiminimax_value": function_checks("expectiminimax_value", run=True),
+        "expectiminimax_decision": solution_source(chance.expectiminimax_decision),
+        "check_expectiminimax_decision": function_checks("expectiminimax_decision", run=True),
+        "maxn_value": solution_source(multiplayer.maxn_value),
+        "check_maxn_value": function_checks("maxn_value", run=True),
+        "maxn_decision": solution_source(multiplayer.maxn_decision),
+        "check_maxn_decision": function_checks("maxn_decision", run=True),
+    }
+
+
 CONTEXTS: dict[str, Callable[[], dict[str, Any]]] = {
     "minimax": minimax_context,
     "alphabeta": alphabeta_context,
     "depth_limited": depth_limited_context,
     "bug_hunt": bug_hunt_context,
+    "chance_and_maxn": chance_and_maxn_context,
 }
 """For each assignment, the function that fills its template (besides `common_context`)."""

@@ -33,7 +33,7 @@ def _dict_source(data: dict) -> str:
 
 @dataclass
 class Check:
-    """One self-check call: `kind` is "value", "decision" or "states"."""
+    """One self-check call: `kind` is "value", "vector", "decision" or "states"."""
 
     kind: str
     name: str
@@ -61,8 +61,8 @@ class Check:
         built = self.game_code or game_source(self.game)
         head = f"{self.name!r}, {built}, {state_source(self.game, self.state)}"
         case = cases.case(self.function or function, self.instance())
-        if self.kind == "value":
-            text = f"check_value(function, {head}, {case.value!r}{self.args_source()}"
+        if self.kind in ("value", "vector"):
+            text = f"check_{self.kind}(function, {head}, {case.value!r}{self.args_source()}"
             if case.value_hints:
                 text += f", hints={_dict_source(dict(case.value_hints))}"
             return text + ")"

@@ -7,10 +7,12 @@ import marshal
 import os
 import struct
 from collections.abc import Iterator
+from fractions import Fraction
 from typing import Any
 
 from autograder.sandbox.limits import SandboxError
-from games.protocol import Game
+from games.multiplayer import MultiplayerGame
+from games.protocol import CHANCE, Game
 
 MAX_MESSAGE = 1 << 20
 
@@ -50,15 +52,36 @@ _CHILDREN_SIZE = 100_000
 
 
 def _info(game: Game, state: Any, evaluate) -> tuple:
-    """Everything a search may read about a state: (to_move, actions, terminal, utility, eval)."""
+    """Everything a search may read about a state: (to_move, actions, terminal, utility,
+    evaluation, probabilities, utilities).
+
+    `probabilities` are given at a chance node only, one per action (nature's outcomes, in
+    order), exact fractions as (numerator, denominator) pairs since marshal cannot carry a
+    `Fraction`; `utilities`, the vector of a game of several players, at its terminal states.
+    """
     terminal = game.is_terminal(state)
+    to_move = game.to_move(state)
+    probabilities = utilities = None
+    if to_move == CHANCE and not terminal:
+        probabilities = [_wired(p) for _, p in game.chance_outcomes(state)]
+    if terminal and isinstance(game, MultiplayerGame):
+        utilities = tuple(game.utilities(state))
     return (
-        game.to_move(state),
+        to_move,
         [] if terminal else game.actions(state),
         terminal,
         game.utility(state) if terminal else None,
         None if evaluate is None else evaluate(state),
+        probabilities,
+        utilities,
     )
+
+
+def _wired(probability: Any) -> Any:
+    """A probability as marshal can send it: a `Fraction` as its (numerator, denominator)."""
+    if isinstance(probability, Fraction):
+        return (probability.numerator, probability.denominator)
+    return probability
 
 
 def _child(game: Game, evaluate, parent: Any, legal: list, index: int) -> tuple:
