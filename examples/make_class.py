@@ -19,8 +19,9 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.mistakes import MISTAKES
-from autograder.rules import FUNCTIONS, RULE_IDS
-from solutions import alphabeta, depth_limited, minimax
+from autograder.beyond import FUNCTIONS as CHANCE_FUNCTIONS
+from autograder.rules import ALL_RULE_IDS, FUNCTIONS, RULE_IDS
+from solutions import alphabeta, chance, depth_limited, minimax, multiplayer
 
 HERE = Path(__file__).resolve().parent
 CLASS_DIR = HERE / "class"
@@ -89,8 +90,18 @@ STUDENTS = (
     "yolanda_beta_min_alpha", "zoe_cutoff_not_passed_up", "yves_empty",
     "wendy_noisy_but_correct", "xavier_random_moves", "zack_first_action",
     "abel_table_bound_as_exact", "bea_later_tie_at_a_bound",
+    "cleo_chance_as_max", "dmitri_chance_as_min", "fatima_plain_average",
+    "gus_maxn_wrong_component", "hana_maxn_root_view",
 )  # fmt: skip
 """The class, in the order of examples/README.md."""
+
+DID_ASSIGNMENT_6 = (
+    "alice_correct", "cleo_chance_as_max", "dmitri_chance_as_min", "fatima_plain_average",
+    "gus_maxn_wrong_component", "hana_maxn_root_view",
+)  # fmt: skip
+"""The students who also handed in the optional Assignment 6 (chance nodes and max-n); the
+others' notebooks hold the six functions of lectures 1-4 only. The five besides alice are
+correct on those six and make one of lecture 06's mistakes."""
 
 MISTAKE_OF = {m.student: m for m in MISTAKES if m.student}
 
@@ -127,6 +138,7 @@ IMPORTS = (
     "import math\n\nfrom games import MAX, MIN\n\n\n"
     + as_a_student_writes(minimax._require_a_move)  # the decisions' check, given in the notebooks
 )
+IMPORTS_WITH_CHANCE = IMPORTS.replace("import MAX, MIN", "import CHANCE, MAX, MIN")
 
 MINIMAX_VALUE = as_a_student_writes(minimax.minimax_value)
 MINIMAX_DECISION = as_a_student_writes(minimax.minimax_decision)
@@ -150,6 +162,10 @@ CORRECT: dict[str, str] = {
     "alphabeta_decision": ALPHABETA_DECISION,
     "depth_limited_value": DEPTH_LIMITED_VALUE,
     "depth_limited_decision": DEPTH_LIMITED_DECISION,
+    "expectiminimax_value": as_a_student_writes(chance.expectiminimax_value),
+    "expectiminimax_decision": as_a_student_writes(chance.expectiminimax_decision),
+    "maxn_value": as_a_student_writes(multiplayer.maxn_value),
+    "maxn_decision": as_a_student_writes(multiplayer.maxn_decision),
 }
 
 # --------------------------------------------------------------------------------------------
@@ -924,6 +940,54 @@ def depth_limited_decision(game, state, depth, evaluate):
 
 YVES = dict.fromkeys(FUNCTIONS)
 
+# Lecture 06's mistakes (Assignment 6): one change each to the reference's functions.
+_CHANCE_SUM = (
+    "sum((probability * expectiminimax_value(game, game.result(state, outcome)) for outcome, "
+    "probability in game.chance_outcomes(state)))"
+)
+_CHANCE_VALUES = (
+    "(expectiminimax_value(game, game.result(state, outcome)) for outcome, probability in "
+    "game.chance_outcomes(state))"
+)
+CLEO = {
+    "expectiminimax_value": _mutate(
+        CORRECT["expectiminimax_value"], _CHANCE_SUM, f"max({_CHANCE_VALUES})"
+    ),
+}
+DMITRI = {
+    "expectiminimax_value": _mutate(
+        CORRECT["expectiminimax_value"], _CHANCE_SUM, f"min({_CHANCE_VALUES})"
+    ),
+}
+FATIMA = {
+    "expectiminimax_value": _mutate(
+        CORRECT["expectiminimax_value"],
+        _CHANCE_SUM,
+        f"sum({_CHANCE_VALUES}) / len(game.chance_outcomes(state))",
+    ),
+}
+GUS = {
+    "maxn_value": _mutate(CORRECT["maxn_value"], "utilities[player])", "utilities[player - 1])"),
+    "maxn_decision": _mutate(
+        CORRECT["maxn_decision"],
+        "game.result(state, action))[player]",
+        "game.result(state, action))[player - 1]",
+    ),
+}
+HANA = {
+    "maxn_value": '''\
+def maxn_value(game, state, root_player=None):
+    """Max-n: I read every node from the root player's side."""
+    if game.is_terminal(state):
+        return game.utilities(state)
+    if root_player is None:
+        root_player = game.to_move(state)
+    children = [game.result(state, action) for action in game.actions(state)]
+    values = [maxn_value(game, child, root_player) for child in children]
+    return max(values, key=lambda utilities: utilities[root_player])
+''',
+}
+
 OVERRIDES: dict[str, dict[str, str | None]] = {
     "bob_last_ties": BOB,
     "carol_negamax": CAROL,
@@ -952,6 +1016,11 @@ OVERRIDES: dict[str, dict[str, str | None]] = {
     "zack_first_action": ZACK,
     "abel_table_bound_as_exact": ABEL,
     "bea_later_tie_at_a_bound": BEA,
+    "cleo_chance_as_max": CLEO,
+    "dmitri_chance_as_min": DMITRI,
+    "fatima_plain_average": FATIMA,
+    "gus_maxn_wrong_component": GUS,
+    "hana_maxn_root_view": HANA,
 }
 
 EXTRA_IMPORTS = {"xavier_random_moves": "import random\n"}
@@ -993,7 +1062,7 @@ def student_code(student: str) -> dict[str, str]:
     """Return the student's cell source for each function they wrote, in assignment order."""
     overrides = OVERRIDES.get(student, {})
     code = {}
-    for name in FUNCTIONS:
+    for name in (*FUNCTIONS, *(CHANCE_FUNCTIONS if student in DID_ASSIGNMENT_6 else ())):
         source = overrides.get(name, CORRECT[name])
         if source is not None:
             code[name] = source
@@ -1011,7 +1080,8 @@ def _title(student: str) -> str:
 def build_notebook(student: str) -> nbformat.NotebookNode:
     """Return `student`'s notebook as handed in: no outputs, one cell per function."""
     sources: list[tuple[str, str]] = [("markdown", _title(student))]
-    sources.append(("code", EXTRA_IMPORTS.get(student, "") + IMPORTS))
+    imports = IMPORTS_WITH_CHANCE if student in DID_ASSIGNMENT_6 else IMPORTS
+    sources.append(("code", EXTRA_IMPORTS.get(student, "") + imports))
     extras = WENDY_EXTRAS if student == "wendy_noisy_but_correct" else ()
     sources += [("code", source) for where, source in extras if where == ""]
     code = student_code(student)
@@ -1099,8 +1169,13 @@ def readme_text() -> str:
         "needs the sandbox's time limit. `wendy_noisy_but_correct` calls `input()` at top level",
         "and has `%` magics and `!` shell lines, as real notebooks do.",
         "",
-        "Machine-readable: `make_class.EXPECTED` (the sentences above) and",
-        "`make_class.SHOULD_LOSE` (the rules).",
+        "Six students also handed in the optional Assignment 6 (chance nodes and max-n):",
+        ", ".join(f"`{student}`" for student in DID_ASSIGNMENT_6) + ". Grade it with",
+        "`python -m autograder grade examples/class --assignment chance_and_maxn --out DIR`;",
+        "the others then score 0 there, since their notebooks do not define its functions.",
+        "",
+        "Machine-readable: `make_class.EXPECTED` (the sentences above),",
+        "`make_class.SHOULD_LOSE` (the rules) and `make_class.DID_ASSIGNMENT_6`.",
         "",
     ]
     return "\n".join(lines)
@@ -1110,8 +1185,8 @@ def main() -> None:
     if set(EXPECTED) != set(SHOULD_LOSE):
         raise ValueError("every student needs both a description and the rules they lose")
     for student, lost in SHOULD_LOSE.items():
-        if set(lost) - set(RULES):
-            raise ValueError(f"{student}: unknown rules {sorted(set(lost) - set(RULES))}")
+        if set(lost) - set(ALL_RULE_IDS):
+            raise ValueError(f"{student}: unknown rules {sorted(set(lost) - set(ALL_RULE_IDS))}")
     paths = write_class()
     README.write_text(readme_text(), encoding="utf-8")
     print(f"wrote {len(paths)} notebooks to {CLASS_DIR} and {README.name}")

@@ -19,9 +19,9 @@ import nbformat
 import pytest
 
 from autograder import cases, judge, nbgrader_export, notebook_checks
-from autograder.rules import RULE_IDS, rules
+from autograder.rules import CHANCE_AND_MAXN_RULE_IDS, RULE_IDS, rules
 from autograder.runner import plain as sandbox_plain
-from solutions import alphabeta, depth_limited, evaluation, minimax
+from solutions import alphabeta, chance, depth_limited, evaluation, minimax, multiplayer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,7 +36,7 @@ def _load(name: str, path: Path):
 
 maker = _load("make_assignments", ROOT / "assignments" / "make_assignments.py")
 make_class = _load("make_class", ROOT / "examples" / "make_class.py")
-SOLUTION_MODULES = (minimax, alphabeta, depth_limited, evaluation)
+SOLUTION_MODULES = (minimax, alphabeta, depth_limited, evaluation, chance, multiplayer)
 
 
 @pytest.fixture(scope="module")
@@ -183,7 +183,27 @@ def test_the_hidden_cells_lose_exactly_the_rules_the_autograder_loses(
             exec(source, namespace)
         except AssertionError:
             lost.add(grade_id.split("__")[0])
-    assert sorted(lost) == sorted(make_class.SHOULD_LOSE[student])
+    assert sorted(lost) == sorted(set(make_class.SHOULD_LOSE[student]) & set(RULE_IDS))
+
+
+@pytest.mark.parametrize("student", make_class.DID_ASSIGNMENT_6)
+def test_assignment_6_hidden_cells_lose_exactly_the_rules_of_the_mistake(
+    notebooks: dict, student: str
+) -> None:
+    helpers, cells = _hidden_cells(notebooks["chance_and_maxn"], timeout=2.0)
+    namespace: dict = {"__name__": "__main__"}
+    exec(make_class.IMPORTS_WITH_CHANCE, namespace)
+    for source in make_class.student_code(student).values():
+        exec(source, namespace)
+    exec(helpers, namespace)
+    lost = set()
+    for grade_id, source in cells:
+        try:
+            exec(source, namespace)
+        except AssertionError:
+            lost.add(grade_id.split("__")[0])
+    expected = set(make_class.SHOULD_LOSE[student]) & set(CHANCE_AND_MAXN_RULE_IDS)
+    assert lost == expected
 
 
 class Small(enum.IntEnum):

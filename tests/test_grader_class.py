@@ -12,7 +12,7 @@ import pytest
 
 from autograder.cli import main
 from autograder.mistakes import MISTAKES
-from autograder.rules import RULE_IDS
+from autograder.rules import CHANCE_AND_MAXN_RULE_IDS, RULE_IDS
 
 ROOT = Path(__file__).resolve().parents[1]
 CLASS = ROOT / "examples" / "class"
@@ -26,7 +26,13 @@ def _example_class_spec():
     return module
 
 
-LOSES = {student: set(rules) for student, rules in _example_class_spec().SHOULD_LOSE.items()}
+MAKE_CLASS = _example_class_spec()
+LOSES = {student: set(rules) & set(RULE_IDS) for student, rules in MAKE_CLASS.SHOULD_LOSE.items()}
+"""What each student loses when the class is graded on the rules of lectures 1-4 (the default)."""
+LOSES_IN_ASSIGNMENT_6 = {
+    student: set(MAKE_CLASS.SHOULD_LOSE[student]) & set(CHANCE_AND_MAXN_RULE_IDS)
+    for student in MAKE_CLASS.DID_ASSIGNMENT_6
+}
 SCORES_NOTHING = {"judy_no_alternation", "rupert_broken_json", "xavier_random_moves",
                   "yves_empty", "zack_first_action"}  # fmt: skip
 
@@ -83,7 +89,7 @@ def test_strict_cutoff_keeps_pruning_points_without_ties_and_loses_only_the_tie_
 
 @pytest.mark.parametrize(
     "student, words",
-    [(m.student, m.hint) for m in MISTAKES if m.student]
+    [(m.student, m.hint) for m in MISTAKES if m.student and set(m.loses) <= set(RULE_IDS)]
     + [("yolanda_beta_min_alpha", "fewer states than a correct alpha-beta")],
 )
 def test_feedback_names_the_likely_mistake(graded: Path, student: str, words: str) -> None:
@@ -152,3 +158,48 @@ def test_rerunning_skips_unchanged_students_and_force_regrades(graded: Path, cap
     assert (graded / "alice_correct" / "results.json").stat().st_mtime_ns != stamp
     assert _record(graded, "alice_correct")["score"] == 100
     assert before.count("\n") == len(LOSES) + 1
+
+
+# -- Assignment 6, graded on its own (--assignment chance_and_maxn) ----------------------------
+
+
+@pytest.fixture(scope="module")
+def graded_assignment_6(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The whole class graded on Assignment 6: the students who did it, and the rest."""
+    out = tmp_path_factory.mktemp("assignment-6")
+    command = ["grade", str(CLASS), "--assignment", "chance_and_maxn", "--out", str(out)]
+    assert main([*command, "--workers", "2", "--quiet"]) == 0
+    return out
+
+
+@pytest.mark.parametrize("student", sorted(LOSES_IN_ASSIGNMENT_6))
+def test_each_assignment_6_student_loses_exactly_the_rules_of_its_mistake(
+    graded_assignment_6: Path, student: str
+) -> None:
+    record = _record(graded_assignment_6, student)
+    assert [rule["id"] for rule in record["rules"]] == list(CHANCE_AND_MAXN_RULE_IDS)
+    lost = {rule["id"] for rule in record["rules"] if rule["points"] < rule["max_points"]}
+    assert lost == LOSES_IN_ASSIGNMENT_6[student], record["messages"]
+
+
+@pytest.mark.parametrize(
+    "student, words",
+    [(m.student, m.hint) for m in MISTAKES if set(m.loses) <= set(CHANCE_AND_MAXN_RULE_IDS)],
+)
+def test_assignment_6_feedback_names_the_mistake(
+    graded_assignment_6: Path, student: str, words: str
+) -> None:
+    page = (graded_assignment_6 / student / "feedback.html").read_text()
+    assert html.escape(words, quote=True) in page
+
+
+def test_assignment_6_columns_and_the_students_who_did_not_hand_it_in(
+    graded_assignment_6: Path,
+) -> None:
+    with open(graded_assignment_6 / "grades.csv", newline="") as handle:
+        header = next(csv.reader(handle))
+    assert header == ["student", "score", "max_score", *CHANCE_AND_MAXN_RULE_IDS, "status"]
+    rows = _rows(graded_assignment_6)
+    assert rows["alice_correct"]["score"] == rows["alice_correct"]["max_score"] == "50"
+    assert rows["bob_last_ties"]["score"] == "0"
+    assert "none of the graded functions is defined" in rows["bob_last_ties"]["status"]

@@ -18,7 +18,8 @@ import pytest
 
 from autograder import cases, diagnosis
 from autograder.mistakes import MISTAKES, mistake
-from autograder.rules import RULE_IDS, rules
+from autograder import beyond
+from autograder.rules import ALL_RULE_IDS, rules
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,7 +40,7 @@ DIAGNOSED = {**diagnosis.VALUE_VARIANTS, **diagnosis.PRUNING_VARIANTS}
 def test_ids_are_unique_and_every_entry_loses_known_rules() -> None:
     assert len({m.id for m in MISTAKES}) == len(MISTAKES)
     for entry in MISTAKES:
-        assert entry.loses and set(entry.loses) <= set(RULE_IDS), entry.id
+        assert entry.loses and set(entry.loses) <= set(ALL_RULE_IDS), entry.id
         assert {rule for rule, _ in entry.partly} <= set(entry.loses), entry.id
 
 
@@ -75,11 +76,15 @@ def _hints_on_every_instance() -> set[str]:
         for group in rule.groups:
             for instance in group.instances:
                 case = cases.case(group.function, instance)
-                found |= {hint for _, hint in case.value_hints + case.causes}
+                hints = case.value_hints + case.causes + case.decision_hints
+                found |= {hint for _, hint in hints}
     return found
 
 
-@pytest.mark.parametrize("mistake_id", [*DIAGNOSED, "fresh_root_window"])
+@pytest.mark.parametrize(
+    "mistake_id",
+    [*DIAGNOSED, "fresh_root_window", *beyond.CHANCE_RULES, *beyond.COMPONENT_RULES],
+)
 def test_the_diagnosis_names_each_mistake_it_reenacts_on_some_hidden_instance(mistake_id: str):
     words = mistake(mistake_id).hint
     assert any(words in hint for hint in _hints_on_every_instance())

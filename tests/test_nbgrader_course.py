@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
@@ -31,12 +32,13 @@ pytest.importorskip("nbgrader")
 from autograder.grade import Settings, grade  # noqa: E402
 from autograder.load import Submission, load  # noqa: E402
 from autograder.records import GradeRecord  # noqa: E402
+from autograder.rules import ASSIGNMENT_RULES  # noqa: E402
 from autograder.sandbox import Limits, build_import_view  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 COURSE = ROOT / "assignments"
 BIN = Path(sys.executable).parent
-ASSIGNMENTS = ("minimax", "alphabeta", "depth_limited", "bug_hunt")
+ASSIGNMENTS = ("minimax", "alphabeta", "depth_limited", "bug_hunt", "chance_and_maxn")
 EXAMPLE_STUDENTS = {
     "minimax": ("erin_max_starts_at_zero", "peggy_last_child"),
     # abel keeps a transposition table: nbgrader serves real states, the sandbox tokens that are
@@ -44,6 +46,7 @@ EXAMPLE_STUDENTS = {
     "alphabeta": ("mallory_fresh_window", "abel_table_bound_as_exact"),
     "depth_limited": ("walter_textbook_depth",),
     "bug_hunt": ("yolanda_beta_min_alpha",),
+    "chance_and_maxn": ("fatima_plain_average", "hana_maxn_root_view"),
 }
 
 pytestmark = pytest.mark.slow
@@ -88,6 +91,7 @@ def _autograder_record(
 ) -> GradeRecord:
     path = course / "submitted" / student / assignment / f"{assignment}.ipynb"
     submission = Submission(student, (path,))
+    settings = replace(settings, rule_ids=ASSIGNMENT_RULES[assignment])  # --assignment
     return grade(submission, load(submission), settings)
 
 
