@@ -119,7 +119,9 @@ def beyond_case(function: str, instance: Instance, base: Case) -> Case:
     if function.endswith("_value"):
         if chance_game:
             value = float(expectiminimax(game, state))
-            wrong = {mid: float(expectiminimax(game, state, rule)) for mid, rule in variants.items()}
+            wrong = {
+                mid: float(expectiminimax(game, state, rule)) for mid, rule in variants.items()
+            }
         else:
             value = maxn(game, state)
             wrong = {mid: maxn(game, state, rule) for mid, rule in variants.items()}
@@ -284,18 +286,19 @@ def multiplayer_trees() -> list[Instance]:
     ]
 
 
+def _random_multiplayer_node(rng: random.Random, depth: int, numbers) -> list | tuple:
+    if depth == 0 or (depth < 3 and rng.random() < 0.15):
+        return tuple(next(numbers) for _ in range(3))
+    return [_random_multiplayer_node(rng, depth - 1, numbers) for _ in range(rng.randint(2, 3))]
+
+
 def random_multiplayer_trees(count: int, seed: int) -> list[Instance]:
     """Seeded three-player trees, three or four levels, every utility of a player distinct."""
     rng, found = random.Random(seed), []
     while len(found) < count:
         numbers = iter(rng.sample(range(1, 300), 3 * 81))
-
-        def node(depth: int):
-            if depth == 0 or (depth < 3 and rng.random() < 0.15):
-                return tuple(next(numbers) for _ in range(3))
-            return [node(depth - 1) for _ in range(rng.randint(2, 3))]
-
-        game = MultiplayerTree(node(rng.choice((3, 4))), root_player=rng.randrange(3))
+        tree = _random_multiplayer_node(rng, rng.choice((3, 4)), numbers)
+        game = MultiplayerTree(tree, root_player=rng.randrange(3))
         found.append(Instance(f"seeded three-player tree {seed}-{len(found) + 1}", game, ()))
     return found
 
@@ -317,9 +320,7 @@ def instance_sets() -> dict[str, tuple[Instance, ...]]:
         "chance_random": tuple(seeded),
         "pig": tuple(pig),
         "chance_moves": (*(i for i in hand if i.game.to_move(()) != CHANCE), *seeded[:3]),
-        "pig_moves": tuple(
-            i for i in pig if not i.state.rolling and len(PIG.actions(i.state)) > 1
-        ),
+        "pig_moves": tuple(i for i in pig if not i.state.rolling and len(PIG.actions(i.state)) > 1),
         "maxn_hand": tuple(multiplayer_trees()),
         "maxn_random": tuple(random_multiplayer_trees(6, seed=12)),
         "takeaway": tuple(takeaway_positions()),

@@ -16,7 +16,7 @@ from autograder.cases import warm_up as warm_up  # the commands compute the case
 from autograder.judge import Verdict
 from autograder.load import MAX_BYTES, Loaded, Submission
 from autograder.records import GradeRecord, GroupResult, RuleResult
-from autograder.rules import RULE_IDS, Group, Rule, rules, selected_rules
+from autograder.rules import PLAYED_RULE_IDS, RULE_IDS, Group, Rule, rules, selected_rules
 from autograder.sandbox import CallOutcome, Limits, StudentProcess
 from games import GameTree, backed_up_values, tree_svg
 
@@ -29,6 +29,12 @@ class Settings:
     view: Path
     rule_ids: tuple[str, ...] = RULE_IDS
     max_bytes: int = MAX_BYTES
+    move_seconds: float | None = None  # Assignment 5's thinking time per move (None: default)
+
+    @property
+    def plays_games(self) -> bool:
+        """Whether these are Assignment 5's rules, earned by playing rather than by answers."""
+        return set(self.rule_ids) <= set(PLAYED_RULE_IDS)
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,10 @@ group are dropped (with a note), so no submission can make results.json huge."""
 
 def grade(submission: Submission, loaded: Loaded, settings: Settings) -> GradeRecord:
     """Grade one loaded submission: run its calls, judge them, and cap the record's size."""
+    if settings.plays_games:
+        from autograder import contest_grade  # only this assignment needs the opponents
+
+        return cap_size(contest_grade.grade_agent(submission, loaded, settings))
     started = time.monotonic()
     ran = run(submission, loaded, settings)
     return cap_size(judged(submission, loaded.digest, ran, settings.rule_ids, started))
@@ -229,8 +239,14 @@ def _cell_message(submission: Submission, error: dict) -> str:
 def judged(
     submission: Submission, digest: str, ran: Ran, rule_ids: tuple[str, ...], started: float
 ) -> GradeRecord:
-    """The record of a run: every selected rule judged on its outcomes, and the total."""
-    results = tuple(_rule_result(rule, ran.outcomes) for rule in selected_rules(rule_ids))
+    """The record of a run: every selected rule judged on its outcomes, and the total (the
+    played rules of Assignment 5 score 0 here: a run without games)."""
+    if set(rule_ids) <= set(PLAYED_RULE_IDS):
+        from autograder import contest_grade
+
+        results = contest_grade.no_games()
+    else:
+        results = tuple(_rule_result(rule, ran.outcomes) for rule in selected_rules(rule_ids))
     return GradeRecord(
         student=submission.student,
         files=tuple(str(path) for path in submission.files),

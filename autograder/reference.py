@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-
 from types import ModuleType
 
 from solutions import alphabeta, chance, depth_limited, minimax, multiplayer

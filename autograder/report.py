@@ -313,12 +313,19 @@ class OutputLock:
         self.handle.close()
 
 
-def grading_stamp(rule_ids: tuple[str, ...], isolation: str, limits: Limits, max_mb: float) -> str:
+def grading_stamp(
+    rule_ids: tuple[str, ...],
+    isolation: str,
+    limits: Limits,
+    max_mb: float,
+    move_seconds: float | None = None,
+) -> str:
     """What a saved result was graded under: the grader's code, the rules, the isolation and
-    the limits. A result is reused only under the same stamp, or one with weaker isolation."""
+    the limits (with a contest's thinking time a move). A result is reused only under the same
+    stamp, or one with weaker isolation."""
     bounds = (
         f"timeout={limits.timeout:g},budget={limits.budget:g},memory={limits.memory_mb},"
-        f"max_size={max_mb:g}"
+        f"max_size={max_mb:g}" + (f",move={move_seconds:g}" if move_seconds else "")
     )
     return f"{fingerprint()}:{','.join(rule_ids)}|{isolation}|{bounds}"
 

@@ -63,12 +63,23 @@ CHANCE_AND_MAXN_RULE_IDS = (
 """Lecture 06's optional assignment: graded only when it is named (`--assignment`)."""
 
 ALL_RULE_IDS = (*RULE_IDS, *CHANCE_AND_MAXN_RULE_IDS)
+"""Every rule that calls a function and judges its answer."""
+
+PLAYED_RULE_IDS = (
+    "agent_beats_random",
+    "agent_beats_depth_2",
+    "agent_beats_depth_4",
+    "agent_wins_endgames",
+    "agent_moves_in_time",
+)
+"""Assignment 5's rules, earned by playing games (`autograder.contest`), not by answers."""
 
 ASSIGNMENT_RULES: dict[str, tuple[str, ...]] = {
     "minimax": ("minimax_value", "minimax_decision"),
     "alphabeta": ("alphabeta_value", "alphabeta_decision", "alphabeta_pruning"),
     "depth_limited": ("depth_limited_value", "depth_limited_decision"),
     "bug_hunt": RULE_IDS,
+    "connect_four": PLAYED_RULE_IDS,
     "chance_and_maxn": CHANCE_AND_MAXN_RULE_IDS,
 }
 """The rules each assignment of the nbgrader course (assignments/) grades."""

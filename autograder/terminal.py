@@ -23,6 +23,15 @@ SHORT_NAMES = {
     "alphabeta_pruning": "abP",
     "depth_limited_value": "dlV",
     "depth_limited_decision": "dlD",
+    "expectiminimax_value": "emV",
+    "expectiminimax_decision": "emD",
+    "maxn_value": "mnV",
+    "maxn_decision": "mnD",
+    "agent_beats_random": "rnd",
+    "agent_beats_depth_2": "ab2",
+    "agent_beats_depth_4": "ab4",
+    "agent_wins_endgames": "end",
+    "agent_moves_in_time": "clk",
 }
 
 

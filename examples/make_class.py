@@ -18,8 +18,8 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.mistakes import MISTAKES
 from autograder.beyond import FUNCTIONS as CHANCE_FUNCTIONS
+from autograder.mistakes import MISTAKES
 from autograder.rules import ALL_RULE_IDS, FUNCTIONS, RULE_IDS
 from solutions import alphabeta, chance, depth_limited, minimax, multiplayer
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 from games.protocol import MAX, MIN, Game
@@ -137,6 +138,16 @@ class ConnectFour(Game):
         rows.append(" ".join(str(column) for column in range(1, WIDTH + 1)))
         return "\n".join(rows)
 
+    def evaluate(self, state: ConnectFourState) -> float:
+        """Estimate `state` from MAX's point of view, within +-0.99: the course's evaluation.
+
+        This is the evaluation of lecture 04 (depth-limited search), `evaluation` below: lines
+        of four that only one player can still fill, and stones in the centre column. A real
+        win is worth at least +1 and a real loss at most -1, so a search that meets one never
+        prefers a heuristic guess to it.
+        """
+        return evaluation(state)
+
     @staticmethod
     def moves_played(state: ConnectFourState) -> int:
         """Return how many stones are on the board."""
@@ -190,3 +201,54 @@ def _drop(state: ConnectFourState, index: int) -> ConnectFourState:
     if occupied.bit_count() % 2 == 0:
         return ConnectFourState(state.max_stones | stone, state.min_stones)
     return ConnectFourState(state.max_stones, state.min_stones | stone)
+
+
+# --- The course's evaluation (lecture 04) ----------------------------------------------------
+
+
+def _all_windows() -> tuple[int, ...]:
+    """Every line of four cells on the board (69 of them) as a bitmask."""
+    windows = []
+    for column in range(1, WIDTH + 1):
+        for row in range(HEIGHT):
+            for step_column, step_row in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                cells = [(column + k * step_column, row + k * step_row) for k in range(4)]
+                if all(1 <= c <= WIDTH and 0 <= r < HEIGHT for c, r in cells):
+                    windows.append(sum(cell(c, r) for c, r in cells))
+    return tuple(windows)
+
+
+WINDOWS = _all_windows()
+"""Every line of four cells on the board (69 of them), each as a bitmask."""
+
+WINDOW_WEIGHTS = (0, 1, 4, 16, 64)
+"""Worth of a window holding 0..4 stones of one player and none of the other's."""
+
+CENTRE_WEIGHT = 3
+"""Extra worth of each stone in the centre column, which meets the most windows."""
+
+EVALUATION_SCALE = 64
+"""The raw score that maps to 0.99 * tanh(1), about 0.75."""
+
+
+def evaluation(state: ConnectFourState) -> float:
+    """Estimate the value of a non-terminal `state` from MAX's point of view, within +-0.99.
+
+    Every line of four cells that still has room for only one player's stones counts for
+    that player: 1 for one stone, 4 for two, 16 for three (a threat); a stone in the centre
+    column adds 3. MAX's total minus MIN's is squashed by 0.99 * tanh(raw / 64), which keeps
+    the order of raw scores and stays strictly between -1 and +1. Every win is worth at least
+    +1 and every loss at most -1, so a depth-limited search never prefers a heuristic
+    position to a real win, nor a real loss to a heuristic position.
+
+    Swapping the colours of the stones negates the value.
+    """
+    mine, theirs = state.max_stones, state.min_stones
+    centre = COLUMN_MASKS[WIDTH // 2]
+    raw = CENTRE_WEIGHT * ((mine & centre).bit_count() - (theirs & centre).bit_count())
+    for window in WINDOWS:
+        if not theirs & window:
+            raw += WINDOW_WEIGHTS[(mine & window).bit_count()]
+        elif not mine & window:
+            raw -= WINDOW_WEIGHTS[(theirs & window).bit_count()]
+    return 0.99 * math.tanh(raw / EVALUATION_SCALE)

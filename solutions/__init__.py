@@ -1,5 +1,6 @@
 """Reference solutions: the functions the assignments ask for, and the rest of the course."""
 
+from solutions.agent import connect_four_agent
 from solutions.alphabeta import alphabeta_decision, alphabeta_value
 from solutions.chance import expectiminimax_decision, expectiminimax_value
 from solutions.connect_four import ConnectFourSolver, connect_four_evaluation, connect_four_score
@@ -32,6 +33,7 @@ __all__ = [
     "alphabeta_nested",
     "alphabeta_tt_value",
     "alphabeta_value",
+    "connect_four_agent",
     "connect_four_evaluation",
     "connect_four_score",
     "depth_limited_decision",

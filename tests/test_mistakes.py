@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cases, diagnosis
+from autograder import beyond, cases, diagnosis
 from autograder.mistakes import MISTAKES, mistake
-from autograder import beyond
 from autograder.rules import ALL_RULE_IDS, rules
 
 ROOT = Path(__file__).resolve().parents[1]

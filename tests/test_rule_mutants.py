@@ -66,8 +66,12 @@ def mutant_source(rule_id: str) -> str:
         # only the decision sees the broken value function, under a name of its own
         broken = broken.replace(f"{function}(", f"_broken_{function}(")
         decision = re.search(rf"def {rule_id}\(.*?(?=\n\n\n|\Z)", source, re.S).group(0)
-        return source + "\n\n" + broken + "\n\n" + decision.replace(
-            f"{function}(game", f"_broken_{function}(game"
+        return (
+            source
+            + "\n\n"
+            + broken
+            + "\n\n"
+            + decision.replace(f"{function}(game", f"_broken_{function}(game")
         )
     keep = [function] if function == rule_id and function.endswith("_value") else []
     for name in keep:

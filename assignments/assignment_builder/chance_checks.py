@@ -34,7 +34,9 @@ def expectiminimax_decision_checks() -> list[Check]:
     return [
         Check("decision", "MAX over two gambles", GAMBLES),
         Check("decision", "MIN over the same gambles", MIN_GAMBLES),
-        Check("decision", "Pig: MAX's last turn, one short", PIG, PigState((4, 5), 1, MAX, 1, False)),
+        Check(
+            "decision", "Pig: MAX's last turn, one short", PIG, PigState((4, 5), 1, MAX, 1, False)
+        ),
         Check("decision", "Pig: MIN can bank the win", PIG, PigState((3, 2), 4, MIN, 2, False)),
     ]
 

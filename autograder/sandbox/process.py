@@ -215,8 +215,14 @@ class StudentProcess(PipeEnds):
         evaluate=None,
         record: bool = False,
         max_states: int = 10**9,
+        timeout: float | None = None,
+        evaluate_argument: bool = True,
     ) -> CallOutcome:
         """Call `function(game, state, *args[, evaluate])` in the student process.
+
+        `timeout`, when given, replaces `limits.timeout` for this call (a contest move's clock).
+        With `evaluate_argument` false, `evaluate` is served as `game.evaluate(state)` only, not
+        passed as the last argument (a Connect Four agent's signature has no evaluation).
 
         The student's search receives a proxy of `game`; every child it asks for is generated
         here and counted. The process is killed on a time-out or a broken protocol; the caller
@@ -230,7 +236,7 @@ class StudentProcess(PipeEnds):
         of this call to (state, legal actions), `named` each state served to its token.
         """
         started = time.monotonic()
-        deadline = started + self.limits.timeout
+        deadline = started + (self.limits.timeout if timeout is None else timeout)
         outcome = CallOutcome(status="crashed")
         tokens = _random_tokens()
         root, info = next(tokens), _info(game, state, evaluate)
@@ -244,7 +250,8 @@ class StudentProcess(PipeEnds):
                     "root": root,
                     "info": info,
                     "args": list(args),
-                    "evaluate": evaluate is not None,
+                    "evaluate": evaluate is not None and evaluate_argument,
+                    "players": getattr(game, "players", None),
                 },
                 deadline,
             )

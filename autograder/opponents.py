@@ -1,0 +1,258 @@
+"""The players of assignment 5's contest: the grader's opponents and a submission's agent.
+
+Every player answers `choose(state, seconds)` with a `Choice`; the referee (`contest.py`) plays
+the games and enforces the rules. The opponents run in the grader's process on the real
+`ConnectFourState` and are deterministic given their seed: `RandomPlayer` (seeded),
+`AlphaBetaPlayer` (depth-limited alpha-beta with the course's evaluation) and `SolverPlayer`
+(exact end-game play). `StudentAgent` runs a submission's `connect_four_agent` in the sandbox,
+which sees only the served game; `FunctionPlayer` runs a function in this process (for tests,
+and for trying an agent without the sandbox).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autograder.judge import Opaque, decode, plain, show
+from autograder.sandbox import Limits, LoadReport, StudentProcess
+from games import MAX
+from games.connect_four import ConnectFour, ConnectFourState
+from solutions.connect_four import ConnectFourSolver
+
+AGENT_FUNCTION = "connect_four_agent"
+"""The function assignment 5 asks for: `connect_four_agent(game, state, seconds) -> column`."""
+
+GRACE = 0.05
+"""Seconds a move may come back after its thinking time and still count as in time: the round
+trip through the pipes and a busy machine. The clock starts when the call is sent, so restarting
+a process killed on the previous move is never charged to the agent."""
+
+GAME = ConnectFour()
+
+CENTRE_FIRST = (4, 3, 5, 2, 6, 1, 7)
+"""Columns from the centre outwards: the opponents' order, and the fallback move's."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What a player answered: a column, or why it has none.
+
+    `status` is "moved" (`column` is legal), "timeout" (no answer within the time), "crashed"
+    (raised, died, could not load) or "illegal" (`error` says what came back instead).
+    """
+
+    column: int | None
+    seconds: float
+    status: str = "moved"
+    error: str = ""
+
+
+class Player:
+    """A contestant: `choose` a column for the player to move in a state, `close` when done."""
+
+    name: str = "player"
+
+    def choose(self, state: ConnectFourState, seconds: float) -> Choice:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what the player holds (a process); the in-process players hold nothing."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def checked(value: Any, legal: list[int], seconds: float) -> Choice:
+    """The Choice for a returned `value` (plain data): a legal column, or an illegal answer.
+
+    Only an int is a column: `True` is not 1, and `4.0` or `numpy.int64(4)` is not 4.
+    """
+    if type(value) is int and value in legal:
+        return Choice(value, seconds)
+    shown = value.text if isinstance(value, Opaque) else show(value)
+    return Choice(None, seconds, "illegal", f"returned {shown}, not a legal column of {legal}")
+
+
+def centre_first(columns: list[int]) -> list[int]:
+    """The columns ordered from the centre outwards."""
+    return sorted(columns, key=CENTRE_FIRST.index)
+
+
+# --- The grader's opponents ------------------------------------------------------------------
+
+
+class RandomPlayer(Player):
+    """Plays a uniformly random legal column; the same seed gives the same moves."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.name = "random"
+        self.seed = seed
+        self._random = random.Random(seed)
+
+    def choose(self, state: ConnectFourState, seconds: float) -> Choice:
+        return Choice(self._random.choice(GAME.actions(state)), 0.0)
+
+
+class AlphaBetaPlayer(Player):
+    """Depth-limited alpha-beta with `ConnectFour.evaluate`: deterministic, centre first."""
+
+    def __init__(self, depth: int) -> None:
+        if not isinstance(depth, int) or depth < 1:
+            raise ValueError(f"depth counts the plies looked ahead, at least 1, not {depth!r}")
+        self.depth = depth
+        self.name = f"alpha-beta depth {depth}"
+
+    def choose(self, state: ConnectFourState, seconds: float) -> Choice:
+        started = time.monotonic()
+        column, _ = alphabeta_move(state, self.depth)
+        return Choice(column, time.monotonic() - started)
+
+
+def alphabeta_move(state: ConnectFourState, depth: int) -> tuple[int, float]:
+    """Return (column, value) looking `depth` plies ahead; of equal columns, the most central.
+
+    The value is MAX's (the course's evaluation at the frontier, utilities at the end).
+    """
+    maximising = GAME.to_move(state) == MAX
+    best_column, alpha, beta = None, -math.inf, math.inf
+    for column in centre_first(GAME.actions(state)):
+        value = _alphabeta(GAME.result(state, column), depth - 1, alpha, beta)
+        if maximising and (best_column is None or value > alpha):
+            best_column, alpha = column, value
+        elif not maximising and (best_column is None or value < beta):
+            best_column, beta = column, value
+    return best_column, alpha if maximising else beta
+
+
+def _alphabeta(state: ConnectFourState, depth: int, alpha: float, beta: float) -> float:
+    """`alphabeta_value` cut off after `depth` plies (lecture 04), children centre first."""
+    if GAME.is_terminal(state):
+        return GAME.utility(state)
+    if depth == 0:
+        return GAME.evaluate(state)
+    if GAME.to_move(state) == MAX:
+        value = -math.inf
+        for column in centre_first(GAME.actions(state)):
+            value = max(value, _alphabeta(GAME.result(state, column), depth - 1, alpha, beta))
+            if value >= beta:
+                return value
+            alpha = max(alpha, value)
+        return value
+    value = math.inf
+    for column in centre_first(GAME.actions(state)):
+        value = min(value, _alphabeta(GAME.result(state, column), depth - 1, alpha, beta))
+        if value <= alpha:
+            return value
+        beta = min(beta, value)
+    return value
+
+
+class SolverPlayer(Player):
+    """Plays the column with the best exact score (Pons's solver): a perfect defender.
+
+    Losing, it resists longest; of equal columns, the most central. Only for end-games: the
+    pure-Python solver needs about a second once 25 cells are empty.
+    """
+
+    def __init__(self, seed: int = 0) -> None:
+        self.name = "solver"
+        self._solver = ConnectFourSolver("strong")
+
+    def choose(self, state: ConnectFourState, seconds: float) -> Choice:
+        started = time.monotonic()
+        scores = {
+            column: -self._solver.solve(GAME.result(state, column))
+            for column in centre_first(GAME.actions(state))
+        }
+        best = max(scores, key=scores.get)  # the first of the best: dicts keep their order
+        return Choice(best, time.monotonic() - started)
+
+
+# --- Agents ----------------------------------------------------------------------------------
+
+
+class FunctionPlayer(Player):
+    """Plays `function(game, state, seconds)` in this process, on the real `ConnectFour`.
+
+    It cannot be interrupted: a move that comes back late is still forfeited (status
+    "timeout"), and an exception is a crash.
+    """
+
+    def __init__(self, name: str, function: Callable[..., Any]) -> None:
+        self.name = name
+        self.function = function
+
+    def choose(self, state: ConnectFourState, seconds: float) -> Choice:
+        started = time.monotonic()
+        try:
+            value = self.function(GAME, state, seconds)
+        except Exception as error:  # noqa: BLE001 - the agent's failure loses its game
+            took = time.monotonic() - started
+            return Choice(None, took, "crashed", f"{type(error).__name__}: {error}"[:2000])
+        took = time.monotonic() - started
+        if took > seconds + GRACE:
+            return Choice(None, took, "timeout", f"it took {took:.2f} s")
+        return checked(plain(value), GAME.actions(state), took)
+
+
+class StudentAgent(Player):
+    """A submission's `connect_four_agent`, run in the sandbox on the served game.
+
+    The process starts at the first move and is started again after a move that ran out of
+    time (the sandbox kills it) or crashed. Each move is one call with a deadline of `seconds
+    + GRACE`; its time is measured here, on the grader's side. `load_error` says why the agent
+    cannot play at all ("" when it can).
+    """
+
+    def __init__(self, name: str, cells: list, view: Path, limits: Limits) -> None:
+        self.name = name
+        self.process = StudentProcess(cells, [AGENT_FUNCTION], view, limits)
+        self.load_report: LoadReport | None = None
+        self.restarts = 0
+
+    @property
+    def load_error(self) -> str:
+        """Why the agent cannot play ("" if it can); starts the process to find out."""
+        if self.load_report is None:
+            self._start()
+        report = self.load_report
+        if report.status != "loaded":
+            return f"the submission could not be loaded: {report.error}"
+        if AGENT_FUNCTION not in report.functions:
+            return f"{AGENT_FUNCTION} is not defined (or not a function) in the submission"
+        return ""
+
+    def _start(self) -> None:
+        self.restarts += self.load_report is not None
+        self.load_report = self.process.start()
+
+    def choose(self, state: ConnectFourState, seconds: float) -> Choice:
+        if self.load_error:
+            return Choice(None, 0.0, "crashed", self.load_error)
+        if not self.process.alive:
+            self._start()
+            if self.load_error:
+                return Choice(None, 0.0, "crashed", f"after a restart, {self.load_error}")
+        outcome = self.process.call(
+            AGENT_FUNCTION,
+            GAME,
+            state,
+            (seconds,),
+            evaluate=GAME.evaluate,  # served as game.evaluate(state), not passed
+            timeout=seconds + GRACE,
+            evaluate_argument=False,
+        )
+        if outcome.status == "returned":
+            return checked(decode(outcome.value), GAME.actions(state), outcome.seconds)
+        if outcome.status == "timeout":
+            return Choice(None, outcome.seconds, "timeout", outcome.error)
+        return Choice(None, outcome.seconds, "crashed", outcome.error or outcome.status)
+
+    def close(self) -> None:
+        self.process.close()

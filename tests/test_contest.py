@@ -1,0 +1,277 @@
+"""Assignment 5's contest: the referee's rules, the openings and end-games, and the grading."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import random
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import solutions.agent
+from autograder.contest import (
+    ENDGAMES,
+    LEVELS,
+    OPENINGS,
+    AlphaBetaPlayer,
+    FunctionPlayer,
+    Level,
+    Move,
+    PlayedGame,
+    RandomPlayer,
+    SolverPlayer,
+    StudentAgent,
+    contest_rules,
+    play_contest,
+    play_game,
+)
+from autograder.opponents import alphabeta_move
+from autograder.sandbox import Limits, build_import_view
+from games import ConnectFour
+from solutions import ConnectFourSolver
+
+GAME = ConnectFour()
+LIMITS = Limits(load_timeout=20)
+
+
+@pytest.fixture(scope="module")
+def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_import_view(tmp_path_factory.mktemp("view"))
+
+
+def centre_player(name: str = "centre") -> FunctionPlayer:
+    """Plays the legal column nearest the centre: deterministic and instant."""
+    return FunctionPlayer(name, lambda game, state, seconds: alphabeta_move(state, 1)[0])
+
+
+def student(source: str, view: Path, name: str = "student") -> StudentAgent:
+    return StudentAgent(name, [[1, textwrap.dedent(source)]], view, LIMITS)
+
+
+# --- The referee -----------------------------------------------------------------------------
+
+
+def test_a_game_between_opponents_ends_with_four_in_a_row_or_a_full_board() -> None:
+    played = play_game(AlphaBetaPlayer(2), RandomPlayer(seed=1), "4453", seconds=0.05)
+    assert played.players == ("alpha-beta depth 2", "random")
+    assert played.winner == 0 and played.ended == "X has four in a row"
+    state = played.final_state()
+    assert GAME.is_terminal(state) and GAME.winner(state) == "MAX"
+
+
+def test_a_crashing_player_loses_that_game_only() -> None:
+    calls = []
+
+    def crashes_once(game, state, seconds):
+        calls.append(state)
+        if len(calls) == 1:
+            raise ValueError("boom")
+        return alphabeta_move(state, 2)[0]
+
+    agent = FunctionPlayer("agent", crashes_once)
+    level = Level("depth 1", lambda seed: AlphaBetaPlayer(1), 10, (("44", 0), ("44", 1)), 0.5)
+    games = play_contest(agent, 0.05, (level,))["depth 1"]
+    assert games[0].winner == 1 and games[0].moves == ()
+    assert games[0].ended == "X crashed: ValueError: boom (the game is lost)"
+    assert len(games[1].moves) > 1 and "crashed" not in games[1].ended
+
+
+@pytest.mark.parametrize(
+    ("returned", "shown"), [(9, "returned 9"), (True, "returned True"), (4.0, "returned 4.0")]
+)
+def test_an_answer_that_is_not_a_legal_column_loses(returned, shown: str) -> None:
+    agent = FunctionPlayer("agent", lambda game, state, seconds: returned)
+    played = play_game(RandomPlayer(seed=3), agent, "", seconds=0.05)
+    assert played.winner == 0 and len(played.moves) == 1
+    assert played.ended.startswith(f"O {shown}, not a legal column")
+    assert played.ended.endswith("(the game is lost)")
+
+
+def test_a_full_column_is_not_a_legal_answer() -> None:
+    agent = FunctionPlayer("agent", lambda game, state, seconds: 4)
+    played = play_game(agent, centre_player(), "444444", seconds=0.05)
+    assert played.winner == 1 and played.moves == ()
+    assert "X returned 4, not a legal column of [1, 2, 3, 5, 6, 7]" in played.ended
+
+
+def test_the_referee_refuses_a_finished_opening() -> None:
+    with pytest.raises(ValueError, match="already ended"):
+        play_game(centre_player(), centre_player(), "1212121")
+
+
+def test_a_slow_agent_is_forfeited_to_the_centre_and_plays_on(view: Path) -> None:
+    agent = student(
+        """
+        import time
+        def connect_four_agent(game, state, seconds):
+            probe, free = state, 0  # count the empty cells of column 4 by playing there
+            while 4 in game.actions(probe):
+                probe, free = game.result(probe, 4), free + 1
+            if free == 6:
+                time.sleep(1)  # far past the clock: the grader kills the process
+            return game.actions(state)[-1]
+        """,
+        view,
+    )
+    try:
+        played = play_game(agent, RandomPlayer(seed=5), "", seconds=0.05)
+    finally:
+        agent.close()
+    first = played.moves[0]
+    assert first.column == 4 and first.seconds < 0.5
+    assert first.note == "forfeited: no move within 0.05 s; the grader played column 4"
+    own = [move for index, move in enumerate(played.moves) if played.mover(index) == 0]
+    assert len(own) > 1 and not any(move.note for move in own[1:])
+    assert agent.restarts == 1
+
+
+def test_sandboxed_agents_that_crash_or_return_a_state_lose(view: Path) -> None:
+    crashing = student("def connect_four_agent(game, state, seconds): return 1 / 0", view)
+    giving_a_state = student(
+        "def connect_four_agent(game, state, seconds): return game.result(state, 4)", view
+    )
+    try:
+        crashed = play_game(crashing, centre_player(), "", seconds=0.2)
+        returned = play_game(centre_player(), giving_a_state, "", seconds=0.2)
+    finally:
+        crashing.close()
+        giving_a_state.close()
+    assert crashed.ended == "X crashed: ZeroDivisionError: division by zero (the game is lost)"
+    assert returned.winner == 0
+    assert returned.ended.startswith("O returned a state of the game")
+
+
+def test_an_agent_that_is_not_defined_cannot_play(view: Path) -> None:
+    agent = student("def connect_four_bot(game, state, seconds): return 4", view)
+    try:
+        assert "connect_four_agent is not defined" in agent.load_error
+        played = play_game(agent, centre_player(), "", seconds=0.05)
+    finally:
+        agent.close()
+    assert played.winner == 1 and "X crashed: connect_four_agent is not defined" in played.ended
+
+
+def test_a_random_player_with_the_same_seed_plays_the_same_moves() -> None:
+    state = GAME.initial_state()
+    first, second = RandomPlayer(seed=7), RandomPlayer(seed=7)
+    moves = [first.choose(state, 0.1).column for _ in range(20)]
+    assert moves == [second.choose(state, 0.1).column for _ in range(20)]
+    assert len(set(moves)) > 1
+
+
+def test_alpha_beta_depth_4_moves_well_within_a_tenth_of_a_second() -> None:
+    player = AlphaBetaPlayer(4)
+    for moves in ["", "4453", "44443355"]:
+        assert player.choose(ConnectFour.from_moves(moves), 0.25).seconds < 0.05
+
+
+# --- The positions ---------------------------------------------------------------------------
+
+
+def test_the_openings_are_balanced_by_the_evaluation_and_a_depth_6_search() -> None:
+    mirrors = {"".join(str(8 - int(c)) for c in opening) for opening in OPENINGS}
+    assert len(set(OPENINGS)) == len(OPENINGS) == 8 and not mirrors & set(OPENINGS)
+    for opening in OPENINGS:
+        state = ConnectFour.from_moves(opening)
+        assert len(opening) == 4 and set(opening) <= set("23456")
+        assert abs(GAME.evaluate(state)) <= 0.1
+        assert abs(alphabeta_move(state, 6)[1]) <= 0.02
+
+
+@pytest.mark.parametrize("position", ENDGAMES)
+def test_each_endgame_is_a_forced_win_that_needs_search(position: str) -> None:
+    solver = ConnectFourSolver()
+    state = ConnectFour.from_moves(position)
+    assert solver.solve(state) > 0
+    scores = {column: -solver.solve(GAME.result(state, column)) for column in GAME.actions(state)}
+    winning = {column for column, score in scores.items() if score > 0}
+    assert winning and len(winning) < len(scores)
+    assert not any(GAME.is_terminal(GAME.result(state, column)) for column in winning)
+    assert alphabeta_move(state, 2)[0] not in winning
+
+
+def test_the_solver_defends_as_long_as_it_can() -> None:
+    state = ConnectFour.from_moves(ENDGAMES[0])
+    reply = GAME.result(state, 3)  # the only winning move: the solver is now lost
+    column = SolverPlayer().choose(reply, 0.25).column
+    solver = ConnectFourSolver()
+    best = max(-solver.solve(GAME.result(reply, c)) for c in GAME.actions(reply))
+    assert -solver.solve(GAME.result(reply, column)) == best < 0
+
+
+# --- The records -----------------------------------------------------------------------------
+
+
+def test_a_played_game_survives_a_trip_through_json() -> None:
+    played = PlayedGame(
+        "44",
+        ("alice", "random"),
+        (Move(3, 0.12), Move(4, 0.3, "forfeited: no move within 0.25 s; the grader played 4")),
+        None,
+        "the board is full",
+    )
+    assert PlayedGame.from_json(json.loads(json.dumps(played.to_json()))) == played
+    assert played.score(0) == played.score(1) == 0.5
+
+
+# --- The grading -----------------------------------------------------------------------------
+
+
+def test_the_reference_agent_in_the_sandbox_earns_full_marks(view: Path) -> None:
+    agent = StudentAgent("reference", [[1, inspect.getsource(solutions.agent)]], view, LIMITS)
+    try:
+        games = play_contest(agent, seconds=0.1)
+    finally:
+        agent.close()
+    rules = contest_rules(games, "reference")
+    assert [rule.id for rule in rules] == [
+        "agent_beats_random",
+        "agent_beats_depth_2",
+        "agent_beats_depth_4",
+        "agent_wins_endgames",
+        "agent_moves_in_time",
+    ]
+    assert all(rule.full for rule in rules), [(r.id, r.groups[0].verdicts) for r in rules]
+    assert sum(rule.max_points for rule in rules) == 100
+
+
+def test_a_random_agent_loses_the_depth_levels() -> None:
+    rng = random.Random(0)
+    agent = FunctionPlayer("chaos", lambda game, state, seconds: rng.choice(game.actions(state)))
+    rules = {rule.id: rule for rule in contest_rules(play_contest(agent, 0.05), "chaos")}
+    assert rules["agent_beats_depth_2"].points == rules["agent_beats_depth_4"].points == 0
+    assert rules["agent_moves_in_time"].full
+    verdict = rules["agent_beats_depth_4"].groups[0].verdicts[0]
+    assert verdict.instance == "opening 3526, agent plays X" and not verdict.passed
+    assert verdict.expected == "a win" and verdict.got.startswith("a loss in ")
+
+
+def test_a_deterministic_agent_gets_the_same_games_and_grade_every_run() -> None:
+    def play():
+        agent = FunctionPlayer("steady", lambda game, state, seconds: alphabeta_move(state, 3)[0])
+        games = play_contest(agent, 0.25)
+        moves = {
+            name: [[m.column for m in g.moves] for g in played] for name, played in games.items()
+        }
+        return moves, [rule.points for rule in contest_rules(games, "steady")]
+
+    assert play() == play()
+
+
+def test_forfeits_cost_the_in_time_rule_and_show_in_the_hint() -> None:
+    note = "forfeited: no move within 0.25 s; the grader played column 4"
+    played = PlayedGame("3526", ("agent", "random"), (Move(4, 0.3, note),), 0, "X won")
+    rules = {rule.id: rule for rule in contest_rules({"random": (played, played)}, "agent")}
+    assert rules["agent_beats_random"].full and not rules["agent_moves_in_time"].points
+    verdict = rules["agent_moves_in_time"].groups[0].verdicts[0]
+    assert verdict.got == "1 moves forfeited" and verdict.hint == note
+    assert note in rules["agent_beats_random"].groups[0].verdicts[0].hint
+
+
+def test_the_levels_use_only_the_openings_and_endgames() -> None:
+    positions = {opening for level in LEVELS for opening, _ in level.games}
+    assert positions <= set(OPENINGS) | set(ENDGAMES)
+    endgame_level = LEVELS[-1]
+    assert all(side == len(position) % 2 for position, side in endgame_level.games)
