@@ -25,6 +25,7 @@ from autograder import (
     sandbox,
     similarity,
     terminal,
+    tournament,
 )
 from autograder import grade as grading
 from autograder.load import MAX_BYTES, discover, unpacking
@@ -95,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_grade(commands)
     _add_gradescope(commands)
     _add_course_tools(commands)
+    tournament.add_parser(commands, seconds=_seconds, workers=_workers, memory=_memory)
     return parser
 
 
@@ -142,6 +144,7 @@ def _add_grade(commands) -> None:
         help="grade only this assignment's rules (and, in an nbgrader course, its folder)",
     )
     grade.add_argument("--quiet", action="store_true", help="no progress bar or table")
+    grade.add_argument("--move-seconds", type=_seconds, help="connect_four: thinking time a move")
 
 
 def _add_gradescope(commands) -> None:
@@ -238,6 +241,8 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
         return nbgrader_import.command(args, adopt_orphans)
     if args.command == "similarity":
         return similarity.command(args)
+    if args.command == "tournament":
+        return tournament.command(args, adopt_orphans)
     if args.command == "gradescope-run":
         if adopt_orphans:
             become_subreaper()
@@ -352,13 +357,12 @@ def run(
 ) -> list[GradeRecord]:
     """Grade every submission (reusing unchanged results) and return their records."""
     rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
-    stamp = report.grading_stamp(rule_ids, isolation, limits, args.max_size)
+    move = getattr(args, "move_seconds", None)
+    stamp = report.grading_stamp(rule_ids, isolation, limits, args.max_size, move)
     fonts = start_font_cache(scratch)  # in a process of its own, while the answers are computed
     grading.warm_up()
     view = build_import_view(scratch, fonts)
-    settings = grading.Settings(
-        limits=limits, view=view, rule_ids=rule_ids, max_bytes=int(args.max_size * 2**20)
-    )
+    settings = grading.Settings(limits, view, rule_ids, int(args.max_size * 2**20), move)
     records: dict[str, GradeRecord] = {}
     pending = list(submissions)
     if not args.force:
