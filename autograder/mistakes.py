@@ -264,8 +264,10 @@ MISTAKES: tuple[Mistake, ...] = (
         "their probabilities.",
         _EXPECTIMINIMAX,
         "fatima_plain_average",
-        (("expectiminimax_value", "trees with uneven probabilities (a fair die hides it)"),
-         ("expectiminimax_decision", "trees with uneven probabilities")),
+        (
+            ("expectiminimax_value", "trees with uneven probabilities (a fair die hides it)"),
+            ("expectiminimax_decision", "trees with uneven probabilities"),
+        ),
     ),
     Mistake(
         "maxn_wrong_component",
