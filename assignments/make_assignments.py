@@ -56,7 +56,14 @@ __all__ = [
 ]
 
 SOURCE = HERE / "source"
-ASSIGNMENTS = ("minimax", "alphabeta", "depth_limited", "bug_hunt", "chance_and_maxn")
+ASSIGNMENTS = (
+    "minimax",
+    "alphabeta",
+    "depth_limited",
+    "bug_hunt",
+    "connect_four",
+    "chance_and_maxn",
+)
 """The assignments, in teaching order; each is `source/<name>/<name>.ipynb`."""
 
 RULES_OF = {assignment: ASSIGNMENT_RULES[assignment] for assignment in ASSIGNMENTS}

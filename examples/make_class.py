@@ -21,7 +21,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from autograder.beyond import FUNCTIONS as CHANCE_FUNCTIONS
 from autograder.mistakes import MISTAKES
 from autograder.rules import ALL_RULE_IDS, FUNCTIONS, RULE_IDS
-from solutions import alphabeta, chance, depth_limited, minimax, multiplayer
+from solutions import agent, alphabeta, chance, depth_limited, minimax, multiplayer
 
 HERE = Path(__file__).resolve().parent
 CLASS_DIR = HERE / "class"
@@ -1025,6 +1025,80 @@ OVERRIDES: dict[str, dict[str, str | None]] = {
 
 EXTRA_IMPORTS = {"xavier_random_moves": "import random\n"}
 
+# --------------------------------------------------------------------------------------------
+# Assignment 5: the Connect Four agents of the students who entered the contest.
+# --------------------------------------------------------------------------------------------
+
+
+def _agent_module() -> str:
+    """The reference agent's module as one cell: its code without the docstring and imports of
+    `__future__` (it imports only the standard library and `games`)."""
+    lines = inspect.getsource(agent).splitlines()
+    start = ast.parse("\n".join(lines)).body[1].lineno - 1  # after the module's docstring
+    return "\n".join(line for line in lines[start:] if "__future__" not in line).strip() + "\n"
+
+
+AGENTS: dict[str, str] = {
+    "alice_correct": _agent_module(),
+    "bob_last_ties": '''\
+def connect_four_agent(game, state, seconds):
+    """Three plies of alpha-beta with the course's evaluation, whatever the clock says."""
+
+    def search(node, depth, alpha, beta):
+        if game.is_terminal(node):
+            return game.utility(node)
+        if depth == 0:
+            return game.evaluate(node)
+        maximising = game.to_move(node) == MAX
+        value = -math.inf if maximising else math.inf
+        for action in game.actions(node):
+            found = search(game.result(node, action), depth - 1, alpha, beta)
+            if maximising:
+                value = max(value, found)
+                alpha = max(alpha, value)
+            else:
+                value = min(value, found)
+                beta = min(beta, value)
+            if alpha >= beta:
+                break
+        return value
+
+    sign = 1 if game.to_move(state) == MAX else -1
+    scores = {}
+    for action in game.actions(state):
+        scores[action] = sign * search(game.result(state, action), 2, -math.inf, math.inf)
+    return max(scores, key=scores.get)
+''',
+    "carol_negamax": '''\
+def connect_four_agent(game, state, seconds):
+    """Greedy: the move whose position the evaluation likes best (a win first)."""
+    sign = 1 if game.to_move(state) == MAX else -1
+
+    def score(action):
+        child = game.result(state, action)
+        if game.is_terminal(child):
+            return sign * game.utility(child)
+        return sign * game.evaluate(child)
+
+    return max(game.actions(state), key=score)
+''',
+    "xavier_random_moves": '''\
+def connect_four_agent(game, state, seconds):
+    """Any legal column."""
+    return random.choice(game.actions(state))
+''',
+    "trent_infinite_loop": '''\
+def connect_four_agent(game, state, seconds):
+    """Thinks until it is sure, which is never."""
+    while True:
+        pass
+''',
+}
+"""`connect_four_agent` of the students who entered the contest: the reference (alice), a fixed
+three-ply search (bob), a greedy one-ply agent (carol), a random one (xavier) and one that never
+answers (trent, whose moves are all forfeited to the fallback column)."""
+
+
 # The things a real notebook also holds, for wendy_noisy_but_correct: (position, source).
 # A position is the function whose cell the extra cell follows ("" for right after the imports).
 WENDY_EXTRAS = (
@@ -1066,6 +1140,8 @@ def student_code(student: str) -> dict[str, str]:
         source = overrides.get(name, CORRECT[name])
         if source is not None:
             code[name] = source
+    if student in AGENTS:
+        code["connect_four_agent"] = AGENTS[student]
     return code
 
 

@@ -21,7 +21,7 @@ import pytest
 from autograder import cases, judge, nbgrader_export, notebook_checks
 from autograder.rules import CHANCE_AND_MAXN_RULE_IDS, RULE_IDS, rules
 from autograder.runner import plain as sandbox_plain
-from solutions import alphabeta, chance, depth_limited, evaluation, minimax, multiplayer
+from solutions import agent, alphabeta, chance, depth_limited, evaluation, minimax, multiplayer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,7 +36,7 @@ def _load(name: str, path: Path):
 
 maker = _load("make_assignments", ROOT / "assignments" / "make_assignments.py")
 make_class = _load("make_class", ROOT / "examples" / "make_class.py")
-SOLUTION_MODULES = (minimax, alphabeta, depth_limited, evaluation, chance, multiplayer)
+SOLUTION_MODULES = (minimax, alphabeta, depth_limited, evaluation, chance, multiplayer, agent)
 
 
 @pytest.fixture(scope="module")

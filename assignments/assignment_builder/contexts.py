@@ -10,13 +10,13 @@ from typing import Any
 from autograder import nbgrader_export
 from autograder.rules import PRUNING_SLACK, rules
 from games import MAX, TicTacToe
-from solutions import alphabeta, chance, depth_limited, evaluation, minimax, multiplayer
+from solutions import agent, alphabeta, chance, depth_limited, evaluation, minimax, multiplayer
 from solutions.depth_limited import depth_limited_decision
 from solutions.facts import reachable_states
 
 from .bug_hunt import BUGS
 from .check_cases import fast_win_checks, function_checks, heuristic_checks, open_lines, path_score
-from .notebook import render
+from .notebook import CONTENT, render
 from .sources import (
     given_source,
     module_constant,
@@ -201,11 +201,62 @@ def chance_and_maxn_context() -> dict[str, Any]:
     }
 
 
+def contest_table() -> tuple[str, float]:
+    """Assignment 5's levels as a markdown table, and their total points."""
+    from autograder import contest
+
+    rows = ["| rule | opponent | games | points | needed |", "|---|---|---:|---:|---:|"]
+    for level in contest.LEVELS:
+        rows.append(
+            f"| `{level.rule_id}` | {level.name} | {len(level.games)} | {level.points:g} "
+            f"| {level.needed:.0%} |"
+        )
+    rows.append(
+        f"| `{contest.IN_TIME_RULE}` | every move of every game above: a legal column, in time "
+        f"| | {contest.IN_TIME_POINTS:g} | all |"
+    )
+    total = sum(level.points for level in contest.LEVELS) + contest.IN_TIME_POINTS
+    rows.append(f"| | | | **{total:g}** | |")
+    return "\n".join(rows), total
+
+
+def connect_four_context() -> dict[str, Any]:
+    """Assignment 5: the reference agent's parts, its self-check, the contest's levels."""
+    from autograder import contest
+
+    table, total = contest_table()
+    constants = "\n\n".join(
+        module_constant(agent, name) for name in ("TIME_SHARE", "CENTRE_FIRST", "EXACT")
+    )
+    check = (CONTENT / "connect_four" / "self_check.py").read_text(encoding="utf-8")
+    return {
+        "points": f"{total:g}",
+        "table": table,
+        "seconds": f"{contest.DEFAULT_SECONDS:g}",
+        "grace": f"{contest.GRACE:g}",
+        "setup": setup_source(
+            modules=("import random", "import time"),
+            froms=("from dataclasses import dataclass, field",),
+        ),
+        "constants": constants + "\n\n\n" + given_source(agent._OutOfTime),
+        "search_state": with_solution_regions(
+            inspect.getsource(agent._Search), ("tick", "look_up", "store")
+        ),
+        "root_search": given_source(agent._root_search),
+        "alphabeta": solution_source(agent._alphabeta),
+        "ordered": solution_source(agent._ordered),
+        "connect_four_agent": solution_source(agent.connect_four_agent),
+        "check_connect_four_agent": check.rstrip("\n")
+        + "\n\n\ncheck_connect_four_agent(connect_four_agent)",
+    }
+
+
 CONTEXTS: dict[str, Callable[[], dict[str, Any]]] = {
     "minimax": minimax_context,
     "alphabeta": alphabeta_context,
     "depth_limited": depth_limited_context,
     "bug_hunt": bug_hunt_context,
+    "connect_four": connect_four_context,
     "chance_and_maxn": chance_and_maxn_context,
 }
 """For each assignment, the function that fills its template (besides `common_context`)."""

@@ -48,7 +48,8 @@ def module_constant(module: Any, name: str) -> str:
     body = tree.body
     for index, node in enumerate(body):
         targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+        names = [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
+        if any(isinstance(t, ast.Name) and t.id == name for t in names):
             end = node.end_lineno
             following = body[index + 1] if index + 1 < len(body) else None
             if isinstance(following, ast.Expr) and isinstance(following.value, ast.Constant):
