@@ -198,3 +198,33 @@ def test_the_schedule_pairs_every_playing_agent_once() -> None:
     assert {frozenset((m.first.name, m.second.name)) for m in matches} == {
         frozenset((a, b)) for a in "abcde" for b in "abcde" if a < b
     }
+
+
+def test_the_example_class_plays_its_tournament(tmp_path: Path) -> None:
+    """The bundled class: five students wrote an agent (see examples/README.md), the others
+    are listed as not playing. The three that search rank above the random agent and the one
+    that never answers, every one of whose moves is forfeited to the fallback column."""
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "autograder", "tournament", "examples/class", "--out"]
+    settings = ["--seconds", "0.01", "--openings", "1", "--workers", "2", "--quiet"]
+    ran = subprocess.run(
+        [*command, str(out), *settings], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert ran.returncode == 0, ran.stderr
+    results = json.loads((out / "tournament.json").read_text())
+    standings = {row["name"]: row for row in results["standings"]}
+    order = list(standings)
+    searching = {"alice_correct", "bob_last_ties", "carol_negamax"}
+    assert set(order) == {*searching, "xavier_random_moves", "trent_infinite_loop"}
+    assert set(order[:3]) == searching
+    games = _games(results)
+    assert len(games) == 5 * 4
+    trent_moves = sum(
+        game.mover(index) == game.players.index("trent_infinite_loop")
+        for game in games
+        if "trent_infinite_loop" in game.players
+        for index in range(len(game.moves))
+    )
+    assert standings["trent_infinite_loop"]["forfeits"] == trent_moves > 0
+    page = (out / "leaderboard.html").read_text()
+    assert "yves_empty" in page and "connect_four_agent is not defined" in page
