@@ -1250,8 +1250,17 @@ def readme_text() -> str:
         "`python -m autograder grade examples/class --assignment chance_and_maxn --out DIR`;",
         "the others then score 0 there, since their notebooks do not define its functions.",
         "",
+        "Five students entered the Connect Four contest (Assignment 5) with a",
+        "`connect_four_agent`: `alice_correct` (the reference: iterative deepening, ordering and",
+        "a transposition table), `bob_last_ties` (three plies of alpha-beta, whatever the clock),",
+        "`carol_negamax` (greedy, one ply), `xavier_random_moves` (random columns) and",
+        "`trent_infinite_loop` (never answers: every move is forfeited to the column nearest the",
+        "centre). Grade them with `--assignment connect_four`, or let them play each other with",
+        "`python -m autograder tournament examples/class --out DIR`.",
+        "",
         "Machine-readable: `make_class.EXPECTED` (the sentences above),",
-        "`make_class.SHOULD_LOSE` (the rules) and `make_class.DID_ASSIGNMENT_6`.",
+        "`make_class.SHOULD_LOSE` (the rules), `make_class.DID_ASSIGNMENT_6` and",
+        "`make_class.AGENTS`.",
         "",
     ]
     return "\n".join(lines)
