@@ -98,16 +98,23 @@ def _lost_groups(record: GradeRecord, figures: dict) -> Iterator[str]:
             yield from _lost_group(rule, group, explained, figures)
 
 
+PLAYED = "connect_four_agent"
+"""The function of Assignment 5, whose groups are games rather than calls."""
+
+
 def _lost_group(
     rule: RuleResult, group: GroupResult, explained: dict[str, str], figures: dict
 ) -> Iterator[str]:
     esc = html.escape
     verdicts = group.verdicts
     failed = [v for v in verdicts if not v.passed]
+    played = group.function == PLAYED  # Assignment 5: games, of which a share must be won
+    needs = "games of" if played else "calls"
+    share = rule.description if played else "all instances must pass"
     yield (
         f"<div class='group lost-group'><b class='lost'>{esc(group.name)}</b> "
-        f"({_number(group.points)} / {_number(group.max_points)} points, calls "
-        f"<code>{esc(group.function)}</code>; all instances must pass). "
+        f"({_number(group.points)} / {_number(group.max_points)} points, {needs} "
+        f"<code>{esc(group.function)}</code>; {esc(share)}). "
         f"{len(verdicts) - len(failed)} of {len(verdicts)} passed."
     )
     if failed and all(v.got.endswith("not run") for v in failed):
@@ -177,7 +184,9 @@ def _verdict_html(verdict: Verdict, anchor: str, explained: dict[str, str]) -> s
 
 def _returned(verdict: Verdict) -> bool:
     got = _answer(verdict.got)
-    return not got.startswith(("raised ", "no answer in time", "not run", "the process failed"))
+    return not got.startswith(
+        ("raised ", "no answer in time", "not run", "the process failed", "a loss", "a draw")
+    )
 
 
 def _answer(got: str) -> str:
