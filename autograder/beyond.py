@@ -11,6 +11,7 @@ to catch.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import replace
 from functools import cache
@@ -127,7 +128,7 @@ def beyond_case(function: str, instance: Instance, base: Case) -> Case:
             wrong = {mid: maxn(game, state, rule) for mid, rule in variants.items()}
         hints = {}
         for mistake_id, answer in wrong.items():
-            if answer != value:
+            if not _same(answer, value):  # 1/3 summed as floats is not always 1/3 exactly
                 words = mistake(mistake_id).hint
                 hints.setdefault(answer, f"your value equals what a search gives when {words}")
         return replace(base, value=value, value_hints=tuple(hints.items()))
@@ -154,6 +155,13 @@ def beyond_case(function: str, instance: Instance, base: Case) -> Case:
         child_values=tuple(scores),
         decision_hints=tuple(hints.items()),
     )
+
+
+def _same(answer: Any, value: Any) -> bool:
+    """Whether two values (numbers, or vectors of numbers) are equal up to float rounding."""
+    if isinstance(value, tuple):
+        return len(answer) == len(value) and all(map(_same, answer, value))
+    return math.isclose(answer, value, rel_tol=1e-9, abs_tol=1e-9)
 
 
 def state_count(instance: Instance) -> int:
