@@ -1,7 +1,7 @@
 """Assignment 5's contest: the referee of Connect Four games, and the grading of an agent's play.
 
 The referee (`play_game`) plays one game from an opening between two `Player`s (see
-`opponents.py`), enforcing these rules:
+`opponents.py`; a submission's agent is `student_agent.StudentAgent`), enforcing these rules:
 
 - Each move has `seconds` of thinking time (`DEFAULT_SECONDS` when grading), measured by the
   grader. A move not back within `seconds + GRACE` is forfeited: the grader plays the legal
@@ -56,7 +56,6 @@ from autograder.opponents import (
     Player,
     RandomPlayer,
     SolverPlayer,
-    StudentAgent,
     centre_first,
 )
 from autograder.records import GroupResult, RuleResult
@@ -78,7 +77,6 @@ __all__ = [
     "Player",
     "RandomPlayer",
     "SolverPlayer",
-    "StudentAgent",
     "contest_rules",
     "play_contest",
     "play_game",
@@ -269,6 +267,7 @@ LEVELS = (
 
 IN_TIME_RULE = "agent_moves_in_time"
 IN_TIME_POINTS = 20.0
+IN_TIME_GROUP = "legal moves in time"
 
 
 def play_contest(
@@ -334,7 +333,7 @@ def _in_time_rule(games: list[PlayedGame], agent_name: str) -> RuleResult:
     passed = bool(verdicts) and all(verdict.passed for verdict in verdicts)
     points = IN_TIME_POINTS if passed else 0.0
     description = "every move of every game is a legal column, chosen within the time"
-    group = GroupResult("legal moves in time", AGENT_FUNCTION, points, IN_TIME_POINTS, verdicts)
+    group = GroupResult(IN_TIME_GROUP, AGENT_FUNCTION, points, IN_TIME_POINTS, verdicts)
     return RuleResult(IN_TIME_RULE, description, points, IN_TIME_POINTS, (group,))
 
 

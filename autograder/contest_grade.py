@@ -13,12 +13,12 @@ from autograder.contest import (
     AGENT_FUNCTION,
     DEFAULT_SECONDS,
     LEVELS,
-    StudentAgent,
     contest_rules,
     play_contest,
 )
 from autograder.load import Loaded, Submission
 from autograder.records import GradeRecord, RuleResult
+from autograder.student_agent import StudentAgent
 
 AGENT_NAME = "your agent"
 """The agent's name in its games and on its feedback page (no opponent has it, whatever the

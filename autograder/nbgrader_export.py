@@ -7,6 +7,10 @@ the `Case` the grader judges it against (`autograder.cases`), hints included. In
 cell calls `grade_group` from `autograder.notebook_checks`, which judges with `autograder.judge`:
 the source of both modules is pasted into the notebook by `helper_cell_source`.
 
+Assignment 5's rules are earned by playing games: a cell per level and one for moving in time
+(`contest_test_cells`), the first carrying in its hidden region the grader's own contest code
+(`contest_source`), so the kernel plays the grader's games, which released notebooks do not show.
+
 `python -m autograder nbgrader-cells` lists the cells (or writes them as JSON);
 `assignments/make_assignments.py` puts them into the assignment notebooks.
 """
@@ -14,22 +18,35 @@ the source of both modules is pasted into the notebook by `helper_cell_source`.
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import json
 import re
 import textwrap
+from collections.abc import Collection, Set
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from autograder import cases, judge, notebook_checks
+from autograder import cases, contest, judge, notebook_checks
 from autograder import instances as instance_module
 from autograder.instances import Instance
 from autograder.judge import PRUNING_SLACK, Case
-from autograder.rules import ALL_RULE_IDS, Group, Rule, rules
+from autograder.rules import ALL_RULE_IDS, PLAYED_RULE_IDS, Group, Rule, rules
 from games import ChanceTree, ConnectFour, GameTree, MultiplayerTree, Pig, TakeAway, TicTacToe
 from games.connect_four import COLUMN_MASKS, WIDTH, ConnectFourState
+
+CONTEST_MODULES = (
+    "autograder.records",
+    "solutions.connect_four",
+    "autograder.opponents",
+    "autograder.contest",
+    "autograder.contest_checks",
+)
+"""The modules the contest's hidden tests paste, in dependency order."""
+
+HELPER_MODULES = ("autograder.judge", "autograder.notebook_checks")  # the helpers' cell's
 
 EVALUATIONS = {
     instance_module.path_evaluation: "grading_path_evaluation",
@@ -214,37 +231,115 @@ def hidden_test_source(rule: Rule, group: Group) -> str:
     return "\n\n\n".join(parts) + "\n### END HIDDEN TESTS"
 
 
-def hidden_test_cells(rule_ids: tuple[str, ...] | None = None) -> list[GradedCell]:
-    """The test cells of the given rules (all rules by default), in grading order."""
+def hidden_test_cells(
+    rule_ids: tuple[str, ...] | None = None, move_seconds: float | None = None
+) -> list[GradedCell]:
+    """The test cells of the given rules (all rules that judge answers by default), in grading
+    order; the contest's rules play each move with `move_seconds` (None: the grader's default)."""
     cells = []
-    for rule in rules():
-        if rule_ids is not None and rule.id not in rule_ids:
-            continue
+    for rule in answer_rules(rule_ids):
         for group in rule.groups:
+            source = hidden_test_source(rule, group)
             cells.append(
-                GradedCell(
-                    grade_id(rule, group),
-                    group.points,
-                    rule.id,
-                    group.name,
-                    hidden_test_source(rule, group),
-                )
+                GradedCell(grade_id(rule, group), group.points, rule.id, group.name, source)
             )
+    return cells + contest_test_cells(rule_ids or (), move_seconds)
+
+
+def answer_rules(rule_ids: tuple[str, ...] | None) -> list[Rule]:
+    """The rules of `rule_ids` that judge answers (all if None); none built if there are none:
+    the rules' instances take seconds to build and much memory to keep."""
+    if rule_ids is not None and not set(rule_ids) & set(ALL_RULE_IDS):
+        return []
+    return [rule for rule in rules() if rule_ids is None or rule.id in rule_ids]
+
+
+# -- the contest (assignment 5) --------------------------------------------------------------
+
+
+def contest_groups(rule_ids: Collection[str]) -> list[tuple[str, str, float]]:
+    """(rule id, group name, points) of each contest rule in `rule_ids`, in grading order."""
+    groups = [(level.rule_id, level.name, float(level.points)) for level in contest.LEVELS]
+    groups.append((contest.IN_TIME_RULE, contest.IN_TIME_GROUP, contest.IN_TIME_POINTS))
+    return [group for group in groups if group[0] in rule_ids]
+
+
+def contest_test_cells(rule_ids: Collection[str], seconds: float | None = None) -> list:
+    """The contest's test cells: each calls `grade_contest_rule`, which the first defines."""
+    cells = []
+    for rule_id, name, points in contest_groups(rule_ids):
+        argument = "" if seconds is None else f", seconds={seconds!r}"
+        header = (
+            f"# Hidden test, {points:g} points: connect_four_agent's games, {name} (rule "
+            f"{rule_id}, all or nothing).\n### BEGIN HIDDEN TESTS\n# Generated from "
+            "autograder/contest.py by assignments/make_assignments.py; do not edit.\n"
+        )
+        definitions = "" if cells else _contest_definitions() + "\n\n"
+        call = f"grade_contest_rule({rule_id!r}, {points!r}, globals(){argument})"
+        source = f"{header}{definitions}{call}\n### END HIDDEN TESTS"
+        cells.append(GradedCell(f"{rule_id}__{slug(name)}", points, rule_id, name, source))
     return cells
 
 
-def module_source(module) -> str:
-    """A module's code without its docstring, `__future__` import and imports of `autograder`,
-    to paste into a notebook cell after the modules it imports from."""
-    lines = inspect.getsource(module).splitlines()
-    body = ast.parse("\n".join(lines)).body
+def _contest_definitions() -> str:
+    """The first contest cell's code: the contest's source, run in a namespace of its own."""
+    source, helpers = contest_source()
+    return (
+        "# The grader's contest code, copied from the modules of CONTEST_MODULES in\n"
+        "# autograder/nbgrader_export.py. It runs as a module of its own (its dataclasses need\n"
+        "# one), given the grading helpers' names it uses, so none of its names replaces yours.\n"
+        f"CONTEST_SOURCE = r'''\n{source}'''\n"
+        'CONTEST_KERNEL = __import__("types").ModuleType("contest_kernel")\n'
+        '__import__("sys").modules["contest_kernel"] = CONTEST_KERNEL\n'
+        f"vars(CONTEST_KERNEL).update((name, globals()[name]) for name in {helpers!r})\n"
+        'exec(compile(CONTEST_SOURCE, "<the contest>", "exec"), vars(CONTEST_KERNEL))\n'
+        "grade_contest_rule = CONTEST_KERNEL.grade_contest_rule"
+    )
+
+
+@cache
+def contest_source() -> tuple[str, tuple[str, ...]]:
+    """The contest's code for the kernel (the modules of `CONTEST_MODULES`, pasted in order)
+    and the names it takes from the grading helpers' cell. Raises ValueError if a module imports
+    from `autograder` or `solutions` what neither an earlier module nor the helpers define."""
+    parts, provided, helpers = ["from __future__ import annotations"], set(), set()
+    for name in CONTEST_MODULES:
+        module = importlib.import_module(name)
+        for node in ast.parse(inspect.getsource(module)).body:
+            imported = node.module if isinstance(node, ast.ImportFrom) else ""
+            names = {alias.name for alias in getattr(node, "names", ())}
+            if imported in HELPER_MODULES:
+                helpers |= names
+            elif imported.startswith(("autograder", "solutions")) and not names <= provided:
+                raise ValueError(f"{name} imports {imported}, which the notebook's kernel lacks")
+        parts.append(f"# -- {name.replace('.', '/')}.py\n\n{module_source(module, provided)}")
+        provided.update(vars(module))
+    source = "\n\n\n".join(parts) + "\n"
+    if "'''" in source or "HIDDEN TESTS" in source:  # would end the raw string or the region
+        raise ValueError("the contest's source holds ''' or HIDDEN TESTS: no cell can paste it")
+    return source, tuple(sorted(helpers))
+
+
+def module_source(module, provided: Set[str] = frozenset()) -> str:
+    """A module's code without its docstring, `__future__` import and imports of `autograder`
+    (and of `solutions`, if every name imported is in `provided`), to paste into a notebook cell
+    after the modules it imports from."""
+    source = inspect.getsource(module)
+    lines = source.splitlines()
+    body = ast.parse(source).body
     start = body[1].lineno - 1 if ast.get_docstring(ast.Module(body, [])) else 0
-    kept = [
-        line
-        for line in lines[start:]
-        if not line.startswith(("from __future__", "from autograder", "import autograder"))
-    ]
+    dropped = [range(node.lineno - 1, node.end_lineno) for node in body if _pasted(node, provided)]
+    kept = [line for i, line in enumerate(lines[start:], start) if not any(i in r for r in dropped)]
     return "\n".join(kept).strip("\n")
+
+
+def _pasted(node: ast.stmt, provided: Set[str]) -> bool:
+    """Whether `node` imports what the cell's earlier code (or `provided`) defines instead."""
+    if isinstance(node, ast.Import):
+        return any(alias.name.split(".")[0] == "autograder" for alias in node.names)
+    package = (getattr(node, "module", None) or "").split(".")[0]
+    names = {alias.name for alias in getattr(node, "names", ())}
+    return package in ("__future__", "autograder") or package == "solutions" and names <= provided
 
 
 def helper_cell_source(heading: str, imports: str = "") -> str:
@@ -280,19 +375,17 @@ def self_check_helpers_source(imports: str = "") -> str:
 
 def grading_summary(rule_ids: tuple[str, ...] | None = None) -> list[tuple[str, float]]:
     """(grade id, points) of each test cell, without computing any data."""
-    return [
-        (grade_id(rule, group), group.points)
-        for rule in rules()
-        if rule_ids is None or rule.id in rule_ids
-        for group in rule.groups
-    ]
+    answers = [(grade_id(r, g), g.points) for r in answer_rules(rule_ids) for g in r.groups]
+    played = [(f"{rule}__{slug(name)}", pts) for rule, name, pts in contest_groups(rule_ids or ())]
+    return answers + played
 
 
 def cells_command(rule_ids: list[str], json_path: Path | None) -> int:
     """`python -m autograder nbgrader-cells [RULE...] [--json FILE]`: list or write the cells."""
-    unknown = sorted(set(rule_ids) - set(ALL_RULE_IDS))
+    known = (*ALL_RULE_IDS, *PLAYED_RULE_IDS)
+    unknown = sorted(set(rule_ids) - set(known))
     if unknown:
-        print(f"no rule {', '.join(unknown)}; the rules are {', '.join(ALL_RULE_IDS)}")
+        print(f"no rule {', '.join(unknown)}; the rules are {', '.join(known)}")
         return 2
     chosen = tuple(rule_ids) or None
     if json_path is not None:

@@ -1,12 +1,17 @@
-"""The players of assignment 5's contest: the grader's opponents and a submission's agent.
+"""Assignment 5's contest players: the grader's opponents, and what an agent's answer counts as.
 
 Every player answers `choose(state, seconds)` with a `Choice`; the referee (`contest.py`) plays
 the games and enforces the rules. The opponents run in the grader's process on the real
 `ConnectFourState` and are deterministic given their seed: `RandomPlayer` (seeded),
 `AlphaBetaPlayer` (depth-limited alpha-beta with the course's evaluation) and `SolverPlayer`
-(exact end-game play). `StudentAgent` runs a submission's `connect_four_agent` in the sandbox,
-which sees only the served game; `FunctionPlayer` runs a function in this process (for tests,
-and for trying an agent without the sandbox).
+(exact end-game play). `FunctionPlayer` runs a function in this process (for tests, and for
+trying an agent without the sandbox); a submission's agent plays through the sandbox
+(`student_agent.StudentAgent`) or, in the notebook's hidden tests, in the kernel
+(`contest_checks.KernelAgent`), and both turn what its call gave into a `Choice` with
+`agent_choice`, so the same answer is treated the same way on both roads.
+
+Nothing here may import the sandbox: `nbgrader_export` pastes this module's source, with the
+solver's, the referee's and `contest_checks`'s, into the notebook's hidden tests.
 """
 
 from __future__ import annotations
@@ -16,11 +21,9 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from autograder.judge import Opaque, decode, plain, show
-from autograder.sandbox import Limits, LoadReport, StudentProcess
+from autograder.judge import Opaque, Outcome, plain, show
 from games import MAX
 from games.connect_four import ConnectFour, ConnectFourState
 from solutions.connect_four import ConnectFourSolver
@@ -35,8 +38,10 @@ a process killed on the previous move is never charged to the agent."""
 
 GAME = ConnectFour()
 
-CENTRE_FIRST = (4, 3, 5, 2, 6, 1, 7)
-"""Columns from the centre outwards: the opponents' order, and the fallback move's."""
+CENTRE_FIRST_COLUMNS = (4, 3, 5, 2, 6, 1, 7)
+"""Columns from the centre outwards: the opponents' order, and the fallback move's. (Not called
+`CENTRE_FIRST`: the solver's column indices have that name, and the hidden tests paste both
+modules into one namespace.)"""
 
 
 @dataclass(frozen=True)
@@ -79,9 +84,19 @@ def checked(value: Any, legal: list[int], seconds: float) -> Choice:
     return Choice(None, seconds, "illegal", f"returned {shown}, not a legal column of {legal}")
 
 
+def agent_choice(outcome: Outcome, legal: list[int], seconds: float) -> Choice:
+    """The Choice for one call of an agent, `seconds` long: its answer if it returned one (see
+    `checked`), a forfeit ("timeout") if it ran out of time, else a crash, with the error."""
+    if outcome.status == "returned":
+        return checked(outcome.value, legal, seconds)
+    if outcome.status == "timeout":
+        return Choice(None, seconds, "timeout", outcome.error)
+    return Choice(None, seconds, "crashed", outcome.error or outcome.status)
+
+
 def centre_first(columns: list[int]) -> list[int]:
     """The columns ordered from the centre outwards."""
-    return sorted(columns, key=CENTRE_FIRST.index)
+    return sorted(columns, key=CENTRE_FIRST_COLUMNS.index)
 
 
 # --- The grader's opponents ------------------------------------------------------------------
@@ -199,60 +214,3 @@ class FunctionPlayer(Player):
         if took > seconds + GRACE:
             return Choice(None, took, "timeout", f"it took {took:.2f} s")
         return checked(plain(value), GAME.actions(state), took)
-
-
-class StudentAgent(Player):
-    """A submission's `connect_four_agent`, run in the sandbox on the served game.
-
-    The process starts at the first move and is started again after a move that ran out of
-    time (the sandbox kills it) or crashed. Each move is one call with a deadline of `seconds
-    + GRACE`; its time is measured here, on the grader's side. `load_error` says why the agent
-    cannot play at all ("" when it can).
-    """
-
-    def __init__(self, name: str, cells: list, view: Path, limits: Limits) -> None:
-        self.name = name
-        self.process = StudentProcess(cells, [AGENT_FUNCTION], view, limits)
-        self.load_report: LoadReport | None = None
-        self.restarts = 0
-
-    @property
-    def load_error(self) -> str:
-        """Why the agent cannot play ("" if it can); starts the process to find out."""
-        if self.load_report is None:
-            self._start()
-        report = self.load_report
-        if report.status != "loaded":
-            return f"the submission could not be loaded: {report.error}"
-        if AGENT_FUNCTION not in report.functions:
-            return f"{AGENT_FUNCTION} is not defined (or not a function) in the submission"
-        return ""
-
-    def _start(self) -> None:
-        self.restarts += self.load_report is not None
-        self.load_report = self.process.start()
-
-    def choose(self, state: ConnectFourState, seconds: float) -> Choice:
-        if self.load_error:
-            return Choice(None, 0.0, "crashed", self.load_error)
-        if not self.process.alive:
-            self._start()
-            if self.load_error:
-                return Choice(None, 0.0, "crashed", f"after a restart, {self.load_error}")
-        outcome = self.process.call(
-            AGENT_FUNCTION,
-            GAME,
-            state,
-            (seconds,),
-            evaluate=GAME.evaluate,  # served as game.evaluate(state), not passed
-            timeout=seconds + GRACE,
-            evaluate_argument=False,
-        )
-        if outcome.status == "returned":
-            return checked(decode(outcome.value), GAME.actions(state), outcome.seconds)
-        if outcome.status == "timeout":
-            return Choice(None, outcome.seconds, "timeout", outcome.error)
-        return Choice(None, outcome.seconds, "crashed", outcome.error or outcome.status)
-
-    def close(self) -> None:
-        self.process.close()

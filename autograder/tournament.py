@@ -52,9 +52,10 @@ from rich.console import Console
 from rich.progress import MofNCompleteColumn, Progress
 
 from autograder import contest, leaderboard_page, pool, report, sandbox, terminal
-from autograder.contest import PlayedGame, StudentAgent
+from autograder.contest import PlayedGame
 from autograder.load import discover, load, unpacking
 from autograder.sandbox import Limits, become_subreaper, build_import_view, jail_support
+from autograder.student_agent import StudentAgent
 
 DEFAULT_SECONDS = 0.01
 """Seconds per move by default: 50 agents that use all of it finish in 9 minutes on 2 cores."""

@@ -22,13 +22,13 @@ from autograder.contest import (
     PlayedGame,
     RandomPlayer,
     SolverPlayer,
-    StudentAgent,
     contest_rules,
     play_contest,
     play_game,
 )
 from autograder.opponents import alphabeta_move
 from autograder.sandbox import Limits, build_import_view
+from autograder.student_agent import StudentAgent
 from games import ConnectFour
 from solutions import ConnectFourSolver
 
