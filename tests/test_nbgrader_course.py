@@ -38,7 +38,14 @@ from autograder.sandbox import Limits, build_import_view  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 COURSE = ROOT / "assignments"
 BIN = Path(sys.executable).parent
-ASSIGNMENTS = ("minimax", "alphabeta", "depth_limited", "bug_hunt", "chance_and_maxn")
+ASSIGNMENTS = (
+    "minimax",
+    "alphabeta",
+    "depth_limited",
+    "bug_hunt",
+    "connect_four",
+    "chance_and_maxn",
+)
 EXAMPLE_STUDENTS = {
     "minimax": ("erin_max_starts_at_zero", "peggy_last_child"),
     # abel keeps a transposition table: nbgrader serves real states, the sandbox tokens that are
@@ -46,6 +53,9 @@ EXAMPLE_STUDENTS = {
     "alphabeta": ("mallory_fresh_window", "abel_table_bound_as_exact"),
     "depth_limited": ("walter_textbook_depth",),
     "bug_hunt": ("yolanda_beta_min_alpha",),
+    # agents that do not think against the clock play the same moves in the kernel as in the
+    # sandbox, so both graders must give every level the same points
+    "connect_four": ("bob_last_ties", "carol_negamax"),
     "chance_and_maxn": ("fatima_plain_average", "hana_maxn_root_view"),
 }
 
