@@ -163,14 +163,11 @@ def _hidden_cells(notebook, timeout: float) -> tuple[str, list]:
 STUDENTS = [s for s in make_class.EXPECTED if s not in make_class.BROKEN_JSON]
 
 
-@pytest.mark.parametrize("student", STUDENTS)
-def test_the_hidden_cells_lose_exactly_the_rules_the_autograder_loses(
-    notebooks: dict, student: str, capsys
-) -> None:
-    """make_class.SHOULD_LOSE is what the autograder loses (tests/test_grader_class.py)."""
-    helpers, cells = _hidden_cells(notebooks["bug_hunt"], timeout=0.5)
+def _rules_lost(notebook, student: str, imports: str, timeout: float) -> set[str]:
+    """The rules whose hidden cells in `notebook` fail after `student`'s cells have run."""
+    helpers, cells = _hidden_cells(notebook, timeout=timeout)
     namespace: dict = {"__name__": "__main__"}
-    exec(make_class.IMPORTS + make_class.EXTRA_IMPORTS.get(student, ""), namespace)
+    exec(imports + make_class.EXTRA_IMPORTS.get(student, ""), namespace)
     for source in make_class.student_code(student).values():
         try:
             exec(source, namespace)
@@ -183,27 +180,25 @@ def test_the_hidden_cells_lose_exactly_the_rules_the_autograder_loses(
             exec(source, namespace)
         except AssertionError:
             lost.add(grade_id.split("__")[0])
-    assert sorted(lost) == sorted(set(make_class.SHOULD_LOSE[student]) & set(RULE_IDS))
+    return lost
+
+
+@pytest.mark.parametrize("student", STUDENTS)
+def test_the_hidden_cells_lose_exactly_the_rules_the_autograder_loses(
+    notebooks: dict, student: str, capsys
+) -> None:
+    """make_class.SHOULD_LOSE is what the autograder loses (tests/test_grader_class.py)."""
+    lost = _rules_lost(notebooks["bug_hunt"], student, make_class.IMPORTS, timeout=0.5)
+    assert lost == set(make_class.SHOULD_LOSE[student]) & set(RULE_IDS)
 
 
 @pytest.mark.parametrize("student", make_class.DID_ASSIGNMENT_6)
 def test_assignment_6_hidden_cells_lose_exactly_the_rules_of_the_mistake(
     notebooks: dict, student: str
 ) -> None:
-    helpers, cells = _hidden_cells(notebooks["chance_and_maxn"], timeout=2.0)
-    namespace: dict = {"__name__": "__main__"}
-    exec(make_class.IMPORTS_WITH_CHANCE, namespace)
-    for source in make_class.student_code(student).values():
-        exec(source, namespace)
-    exec(helpers, namespace)
-    lost = set()
-    for grade_id, source in cells:
-        try:
-            exec(source, namespace)
-        except AssertionError:
-            lost.add(grade_id.split("__")[0])
-    expected = set(make_class.SHOULD_LOSE[student]) & set(CHANCE_AND_MAXN_RULE_IDS)
-    assert lost == expected
+    imports = make_class.IMPORTS_WITH_CHANCE
+    lost = _rules_lost(notebooks["chance_and_maxn"], student, imports, timeout=2.0)
+    assert lost == set(make_class.SHOULD_LOSE[student]) & set(CHANCE_AND_MAXN_RULE_IDS)
 
 
 class Small(enum.IntEnum):

@@ -14,6 +14,7 @@ import pytest
 
 from autograder.cli import main
 from autograder.reference import reference_source
+from autograder.rules import ASSIGNMENT_RULES
 
 CLASS = Path(__file__).resolve().parents[1] / "examples" / "class"
 
@@ -183,6 +184,26 @@ def test_a_bundle_for_one_assignment_grades_its_rules_only(tmp_path: Path) -> No
     assert "--assignment minimax" in script and "--details after_published" in script
     results = _run(out, tmp_path / "gs", {"mine.py": reference_source().encode()})
     assert (results["score"], results["max_score"]) == (25, 25)
+
+
+@pytest.mark.parametrize(
+    "assignment, notebook, score",
+    [
+        ("chance_and_maxn", "alice_correct.ipynb", 50),  # the reference, lecture 06's too
+        ("chance_and_maxn", "gus_maxn_wrong_component.ipynb", 25),
+        ("connect_four", "carol_negamax.ipynb", 30),  # greedy: beats random, moves in time
+    ],
+)
+def test_the_later_assignments_grade_through_gradescope_too(
+    assignment: str, notebook: str, score: int, tmp_path: Path
+) -> None:
+    out = tmp_path / f"{assignment}.zip"
+    assert main(["gradescope", "--assignment", assignment, "--out", str(out)]) == 0
+    upload = {notebook: (CLASS / notebook).read_bytes()}
+    results = _run(out, tmp_path / "gs", upload)
+    assert results["score"] == score, results["tests"]
+    names = [test["name"].split(":")[0] for test in results["tests"]]
+    assert names[: len(ASSIGNMENT_RULES[assignment])] == list(ASSIGNMENT_RULES[assignment])
 
 
 def test_expected_answers_are_shown_only_with_the_chosen_visibility(bundle: Path, tmp_path):

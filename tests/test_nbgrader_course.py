@@ -38,14 +38,7 @@ from autograder.sandbox import Limits, build_import_view  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 COURSE = ROOT / "assignments"
 BIN = Path(sys.executable).parent
-ASSIGNMENTS = (
-    "minimax",
-    "alphabeta",
-    "depth_limited",
-    "bug_hunt",
-    "connect_four",
-    "chance_and_maxn",
-)
+ASSIGNMENTS = tuple(ASSIGNMENT_RULES)  # every assignment of the course, in teaching order
 EXAMPLE_STUDENTS = {
     "minimax": ("erin_max_starts_at_zero", "peggy_last_child"),
     # abel keeps a transposition table: nbgrader serves real states, the sandbox tokens that are
