@@ -88,7 +88,9 @@ def _run(notebook, kernel: str, folder: Path) -> list[tuple[int, str]]:
     ]
 
 
-@pytest.mark.parametrize("assignment", ["minimax", "depth_limited", "connect_four", "chance_and_maxn"])
+@pytest.mark.parametrize(
+    "assignment", ["minimax", "depth_limited", "connect_four", "chance_and_maxn"]
+)
 def test_an_assignment_with_its_solutions_runs_with_only_the_toolkit(
     toolkit_kernel: str, assignment: str, tmp_path: Path
 ) -> None:
