@@ -46,6 +46,7 @@ class StudentAgent(Player):
     def _start(self) -> None:
         self.restarts += self.load_report is not None
         self.load_report = self.process.start()
+        self.process.pause()  # what the cells started waits for the first move
 
     def choose(self, state: ConnectFourState, seconds: float) -> Choice:
         if self.load_error:
@@ -56,6 +57,7 @@ class StudentAgent(Player):
                 return Choice(None, 0.0, "crashed", f"after a restart, {self.load_error}")
         collecting = gc.isenabled()
         gc.disable()  # a full collection in the grader (100 ms here) must not eat the agent's clock
+        self.process.resume()
         try:
             called = self.process.call(
                 AGENT_FUNCTION,
@@ -67,6 +69,7 @@ class StudentAgent(Player):
                 evaluate_argument=False,
             )
         finally:
+            self.process.pause()  # no thinking on the opponent's time
             if collecting:
                 gc.enable()
         outcome = Outcome(called.status, decode(called.value), called.error)

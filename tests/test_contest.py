@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
+import os
 import random
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -275,3 +278,55 @@ def test_the_levels_use_only_the_openings_and_endgames() -> None:
     assert positions <= set(OPENINGS) | set(ENDGAMES)
     endgame_level = LEVELS[-1]
     assert all(side == len(position) % 2 for position, side in endgame_level.games)
+
+
+PONDERER = """
+import threading
+
+def ponder():
+    while True:  # thinks all the time, on the opponent's time too
+        sum(range(10_000))
+
+threading.Thread(target=ponder, daemon=True).start()
+
+def connect_four_agent(game, state, seconds):
+    return game.actions(state)[0]
+"""
+
+
+def _cpu_seconds(agent: StudentAgent) -> float:
+    """The CPU time of every process of the agent: its cgroup's (jailed), or its group's."""
+    if agent.process.cgroups:
+        pids = Path(agent.process.cgroups[0], "cgroup.procs").read_text().split()
+    else:
+        pids = [p.name for p in Path("/proc").iterdir() if p.name.isdigit()]
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if agent.process.cgroups or int(fields[2]) == agent.process.process.pid:  # its group
+            total += int(fields[11]) + int(fields[12])  # utime + stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("isolation", ["auto", "process"])  # the jail's freezer, or signals
+def test_an_agent_cannot_think_on_its_opponents_time(view: Path, isolation: str) -> None:
+    """Between moves every process of the agent is stopped, a thread it started too; it runs
+    again for its next move."""
+    limits = dataclasses.replace(LIMITS, isolation=isolation)
+    agent = StudentAgent("ponderer", [(1, PONDERER)], view, limits)
+    try:
+        assert agent.choose(ConnectFour().initial_state(), 0.2).status == "moved"
+        before = _cpu_seconds(agent)
+        time.sleep(0.5)  # the opponent's move
+        assert _cpu_seconds(agent) - before < 0.05
+        agent.process.resume()
+        time.sleep(0.5)  # as a check: unpaused, the thread does take the CPU
+        assert _cpu_seconds(agent) - before > 0.2
+        agent.process.pause()
+        assert agent.choose(ConnectFour.from_moves("4"), 0.2).status == "moved"
+    finally:
+        agent.close()

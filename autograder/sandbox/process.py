@@ -63,6 +63,7 @@ class StudentProcess(PipeEnds):
         self._pinned: tuple[int, set[int], socket.socket] | None = None
         self._write_fd: int | None = None
         self._read_fd: int | None = None
+        self.paused = False
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -166,8 +167,33 @@ class StudentProcess(PipeEnds):
         os.chmod(self.view.parent, 0o711)  # the view and the runner's code, nothing to list
         return {"user": user, "group": user, "extra_groups": []}
 
+    def pause(self) -> None:
+        """Stop every process of the submission until `resume`: between a contest's moves, an
+        agent must not think (or take a CPU) on its opponent's time. The jail's freezer cgroup
+        holds even processes that left the session; without it, the process group is stopped."""
+        self._freeze("FROZEN", signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let a paused submission run again."""
+        self._freeze("THAWED", signal.SIGCONT)
+
+    def _freeze(self, state: str, fallback: signal.Signals) -> None:
+        if self.process is None:
+            return
+        freezer = next((Path(c) for c in self.cgroups if "/freezer/" in c), None)
+        try:
+            if freezer is not None:
+                (freezer / "freezer.state").write_text(state)
+            else:
+                os.killpg(self.process.pid, fallback)
+        except (OSError, ProcessLookupError):
+            return  # the process is gone: stop() will find it so
+        self.paused = state == "FROZEN"
+
     def stop(self) -> None:
         """Kill the process and everything it started, even what left its session."""
+        if self.paused:
+            self.resume()  # a frozen process does not die until it is thawed
         if self.process is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGKILL)
