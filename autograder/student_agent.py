@@ -8,6 +8,7 @@ hidden tests can run them in the kernel (`contest_checks.KernelAgent` plays the 
 from __future__ import annotations
 
 import gc
+import time
 from pathlib import Path
 
 from autograder.judge import Outcome, decode
@@ -22,7 +23,9 @@ class StudentAgent(Player):
     The process starts at the first move and is started again after a move that ran out of
     time (the sandbox kills it) or crashed. Each move is one call with a deadline of `seconds
     + GRACE`; its time is measured here, on the grader's side. `load_error` says why the agent
-    cannot play at all ("" when it can).
+    cannot play at all ("" when it can). Everything it does, restarts included, fits in
+    `limits.budget` seconds from its first start: past it every move is lost at once, so an
+    agent that loads slowly and forfeits every move cannot hold a grading run for an hour.
     """
 
     def __init__(self, name: str, cells: list, view: Path, limits: Limits) -> None:
@@ -30,6 +33,7 @@ class StudentAgent(Player):
         self.process = StudentProcess(cells, [AGENT_FUNCTION], view, limits)
         self.load_report: LoadReport | None = None
         self.restarts = 0
+        self.started_at: float | None = None
 
     @property
     def load_error(self) -> str:
@@ -44,6 +48,8 @@ class StudentAgent(Player):
         return ""
 
     def _start(self) -> None:
+        if self.started_at is None:
+            self.started_at = time.monotonic()
         self.restarts += self.load_report is not None
         self.load_report = self.process.start()
         self.process.pause()  # what the cells started waits for the first move
@@ -51,6 +57,13 @@ class StudentAgent(Player):
     def choose(self, state: ConnectFourState, seconds: float) -> Choice:
         if self.load_error:
             return Choice(None, 0.0, "crashed", self.load_error)
+        spent = time.monotonic() - self.started_at
+        if spent > self.process.limits.budget:  # e.g. a slow start after every forfeited move
+            why = (
+                f"not played: the agent used its {self.process.limits.budget:g} s budget "
+                "(--budget) for all its moves and restarts"
+            )
+            return Choice(None, 0.0, "crashed", why)
         if not self.process.alive:
             self._start()
             if self.load_error:

@@ -330,3 +330,21 @@ def test_an_agent_cannot_think_on_its_opponents_time(view: Path, isolation: str)
         assert agent.choose(ConnectFour.from_moves("4"), 0.2).status == "moved"
     finally:
         agent.close()
+
+
+def test_an_agent_that_restarts_slowly_stops_at_its_budget(view: Path) -> None:
+    """Loading takes a second and every move runs out of time (so every move restarts the
+    process): with a budget of 3 s the agent's game is over in seconds, not minutes."""
+    cells = [
+        (1, "import time\ntime.sleep(1)\n"),
+        (2, "def connect_four_agent(g, s, t):\n    while True:\n        pass\n"),
+    ]
+    limits = dataclasses.replace(LIMITS, budget=3.0)
+    agent = StudentAgent("slow", cells, view, limits)
+    started = time.monotonic()
+    try:
+        game = play_game(agent, RandomPlayer(1), OPENINGS[0], seconds=0.05)
+    finally:
+        agent.close()
+    assert time.monotonic() - started < 12
+    assert "budget" in game.ended and game.winner == 1
