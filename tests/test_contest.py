@@ -225,7 +225,7 @@ def test_a_played_game_survives_a_trip_through_json() -> None:
 def test_the_reference_agent_in_the_sandbox_earns_full_marks(view: Path) -> None:
     agent = StudentAgent("reference", [[1, inspect.getsource(solutions.agent)]], view, LIMITS)
     try:
-        games = play_contest(agent, seconds=0.1)
+        games = play_contest(agent)  # the grading's thinking time, DEFAULT_SECONDS
     finally:
         agent.close()
     rules = contest_rules(games, "reference")
