@@ -16,7 +16,7 @@ from autograder import report
 from autograder.mistakes import MISTAKES
 from autograder.records import GradeRecord, GroupResult, RuleResult
 from autograder.report import spreadsheet_text, write_atomically
-from autograder.rules import ALL_RULE_IDS
+from autograder.rules import ALL_RULE_IDS, PLAYED_RULE_IDS
 
 if TYPE_CHECKING:
     from autograder import similarity
@@ -128,7 +128,7 @@ def _rule_counts(records: list[GradeRecord]) -> list[RuleCount]:
             items.setdefault((rule.id, ""), []).append(rule)
             for group in rule.groups:
                 items.setdefault((rule.id, group.name), []).append(group)
-    order = {rule_id: index for index, rule_id in enumerate(ALL_RULE_IDS)}
+    order = {rule_id: index for index, rule_id in enumerate((*ALL_RULE_IDS, *PLAYED_RULE_IDS))}
     keys = sorted(items, key=lambda key: (order.get(key[0], len(order)), key[0], key[1] != ""))
     return [
         RuleCount(
