@@ -240,12 +240,15 @@ def add_parser(commands, seconds: Callable, workers: Callable, memory: Callable)
         help="play the Connect Four agents, rank them",
         description=__doc__.split("\n\n")[1],
         epilog="n agents play n(n-1) x OPENINGS games of at most 42 moves of SECONDS each: 50 "
-        f"agents at {DEFAULT_SECONDS:g} s take under 9 minutes on 2 cores, 2 in practice.",
+        f"agents at {DEFAULT_SECONDS:g} s take under 9 minutes on 2 cores, under 2 in practice.",
     )
     play.add_argument("paths", nargs="+", type=Path, help="notebooks, .py files or folders")
     play.add_argument("--out", type=Path, required=True, help="folder for the leaderboard")
     play.add_argument(
-        "--seconds", type=seconds, default=DEFAULT_SECONDS, help="%(default)s per move"
+        "--seconds",
+        type=seconds,
+        default=DEFAULT_SECONDS,
+        help="thinking time a move (%(default)s)",
     )
     play.add_argument(
         "--openings",
@@ -253,9 +256,9 @@ def add_parser(commands, seconds: Callable, workers: Callable, memory: Callable)
         choices=range(1, len(contest.OPENINGS) + 1),
         default=DEFAULT_OPENINGS,
         metavar=f"1..{len(contest.OPENINGS)}",
-        help="%(default)s a pair",
+        help="openings each pair plays, with both colours (%(default)s)",
     )
-    play.add_argument("--workers", type=workers, default=os.cpu_count() or 1)
+    play.add_argument("--workers", type=workers, default=os.cpu_count() or 1, help="processes")
     play.add_argument("--memory", type=memory, default=2048, help="%(default)s MiB per agent")
     play.add_argument("--isolation", choices=("auto", "jail", "process"), default="auto")
     play.add_argument("--quiet", action="store_true", help="no progress bar")
