@@ -20,6 +20,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.beyond import FUNCTIONS as CHANCE_FUNCTIONS
 from autograder.mistakes import MISTAKES
+from autograder.nbgrader_export import module_source
 from autograder.rules import ALL_RULE_IDS, FUNCTIONS, RULE_IDS
 from solutions import agent, alphabeta, chance, depth_limited, minimax, multiplayer
 
@@ -1030,16 +1031,8 @@ EXTRA_IMPORTS = {"xavier_random_moves": "import random\n"}
 # --------------------------------------------------------------------------------------------
 
 
-def _agent_module() -> str:
-    """The reference agent's module as one cell: its code without the docstring and imports of
-    `__future__` (it imports only the standard library and `games`)."""
-    lines = inspect.getsource(agent).splitlines()
-    start = ast.parse("\n".join(lines)).body[1].lineno - 1  # after the module's docstring
-    return "\n".join(line for line in lines[start:] if "__future__" not in line).strip() + "\n"
-
-
 AGENTS: dict[str, str] = {
-    "alice_correct": _agent_module(),
+    "alice_correct": module_source(agent) + "\n",  # the reference agent's module, as one cell
     "bob_last_ties": '''\
 def connect_four_agent(game, state, seconds):
     """Three plies of alpha-beta with the course's evaluation, whatever the clock says."""
