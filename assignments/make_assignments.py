@@ -10,9 +10,9 @@ notebook is a second copy that could drift:
 - every solution region (### BEGIN SOLUTION ... ### END SOLUTION) is the source of a function of
   the `solutions` package, read with `inspect.getsource`, and so are the given helper cells
   (`assignment_builder.sources`, `assignment_builder.contexts`);
-- every hidden test cell is generated from `autograder.rules` by `autograder.nbgrader_export`,
-  one cell per rule group with the group's points, so nbgrader and `python -m autograder grade`
-  give the same points;
+- every hidden test cell is generated from `autograder.grading.rules` by
+  `autograder.platforms.nbgrader_export`, one cell per rule group with the group's points, so
+  nbgrader and `python -m autograder grade` give the same points;
 - the expected answers of the public self-checks are computed here by the reference solutions
   (`assignment_builder.self_checks`, `assignment_builder.check_cases`), and the bug hunt's
   buggy functions are real functions (`assignment_builder.bug_hunt`).
@@ -39,7 +39,7 @@ from assignment_builder.contexts import CONTEXTS, common_context  # noqa: E402
 from assignment_builder.notebook import build_notebook  # noqa: E402
 from assignment_builder.sources import BEGIN, END, without_markers  # noqa: E402
 
-from autograder.rules import ASSIGNMENT_RULES  # noqa: E402
+from autograder.grading.rules import ASSIGNMENT_RULES  # noqa: E402
 
 # What tests/test_assignments.py uses of this script, some of it defined in the package.
 __all__ = [

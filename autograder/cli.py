@@ -15,22 +15,16 @@ from typing import NoReturn
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from autograder import (
-    class_report,
-    gradescope,
-    lms,
-    nbgrader_import,
-    pool,
-    report,
-    sandbox,
-    similarity,
-    terminal,
-    tournament,
-)
-from autograder import grade as grading
-from autograder.load import MAX_BYTES, discover, unpacking
-from autograder.records import GradeRecord
-from autograder.rules import ASSIGNMENT_RULES, RULE_IDS
+from autograder import sandbox
+from autograder.contest import tournament
+from autograder.grading import grade as grading
+from autograder.grading import pool
+from autograder.grading.load import MAX_BYTES, discover, unpacking
+from autograder.grading.outcomes import Terminated, refused, terminated
+from autograder.grading.records import GradeRecord
+from autograder.grading.rules import ASSIGNMENT_RULES, RULE_IDS
+from autograder.platforms import gradescope, lms, nbgrader_import
+from autograder.reports import class_report, files, similarity, terminal
 from autograder.sandbox import (
     Limits,
     become_subreaper,
@@ -232,13 +226,14 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
         print(f"wrote {built}: upload it as the autograder")
         return 0
     if args.command == "nbgrader-cells":
-        from autograder import nbgrader_export
+        from autograder.platforms import nbgrader_export
 
         return nbgrader_export.cells_command(args.rules, args.json)
     if args.command == "export":
         return lms.export_command(args)
     if args.command == "nbgrader-import":
-        return nbgrader_import.command(args, adopt_orphans)
+        graded = main(nbgrader_import.grade_arguments(args), adopt_orphans=adopt_orphans)
+        return graded if graded != 0 else nbgrader_import.command(args)
     if args.command == "similarity":
         return similarity.command(args)
     if args.command == "tournament":
@@ -252,9 +247,9 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
         )
         print(f"score {results['score']:g}")
         return 0
-    refused = _refused(args)
-    if refused:
-        print(f"{parser.prog} grade: error: {refused}", file=sys.stderr)
+    why = refused(args)
+    if why:
+        print(f"{parser.prog} grade: error: {why}", file=sys.stderr)
         return 2
     with unpacking(args.paths) as unpack:
         return _grade_command(args, parser.prog, adopt_orphans, unpack)
@@ -295,7 +290,7 @@ def _grade_command(args, prog: str, adopt_orphans: bool, unpack: Path | None) ->
         become_subreaper()
     sandbox.start_run()
     sandbox.sweep()  # what a killed earlier run left: its cgroups and scratch folders
-    previous_term = signal.signal(signal.SIGTERM, _terminated)
+    previous_term = signal.signal(signal.SIGTERM, terminated)
     try:
         return _grade_run(args, found, limits, jailed, console)
     finally:
@@ -303,19 +298,11 @@ def _grade_command(args, prog: str, adopt_orphans: bool, unpack: Path | None) ->
         sandbox.sweep(only_this_run=True)  # every cgroup this run made, its processes killed
 
 
-class Terminated(BaseException):
-    """SIGTERM arrived: stop like Ctrl-C, keeping every grade written so far."""
-
-
-def _terminated(_signal: int, _frame) -> None:
-    raise Terminated
-
-
 def _grade_run(args, found, limits: Limits, jailed: bool, console: Console) -> int:
     scratch_prefix = f"autograder-run-{os.getpid()}-"
-    with report.OutputLock(args.out), tempfile.TemporaryDirectory(prefix=scratch_prefix) as scratch:
-        report.remove_temporary_files(args.out)
-        known = report.saved_students(args.out)  # before any submission runs
+    with files.OutputLock(args.out), tempfile.TemporaryDirectory(prefix=scratch_prefix) as scratch:
+        files.remove_temporary_files(args.out)
+        known = files.saved_students(args.out)  # before any submission runs
         similar = (
             similarity.SimilarPairs(
                 args.out, similarity.class_submissions(args.out, known, found.submissions)
@@ -325,9 +312,9 @@ def _grade_run(args, found, limits: Limits, jailed: bool, console: Console) -> i
         )
         isolation = "jail" if jailed else "process"
         records = run(found.submissions, args, limits, Path(scratch), console, isolation)
-        records = report.whole_class(args.out, known, records)
+        records = files.whole_class(args.out, known, records)
         try:
-            report.write_atomically(args.out / "grades.csv", report.grades_csv(records))
+            files.write_atomically(args.out / "grades.csv", files.grades_csv(records))
             summary = class_report.write_class_files(args.out, records, similar)
         except OSError as error:
             console.print(f"[red]grades.csv could not be written[/red]: {error}")
@@ -342,23 +329,13 @@ def _grade_run(args, found, limits: Limits, jailed: bool, console: Console) -> i
     return 0
 
 
-def _refused(args: argparse.Namespace) -> str:
-    """Why the paths or --out of a grading run cannot be used, in one line; "" if they can."""
-    for path in args.paths:
-        if not os.path.lexists(path):
-            return f"{path} does not exist: give notebooks, .py files or folders of them"
-    if args.out.exists() and not args.out.is_dir():
-        return f"--out {args.out} is a file: give a folder (it is created if missing)"
-    return ""
-
-
 def run(
     submissions, args, limits: Limits, scratch: Path, console: Console, isolation: str = "process"
 ) -> list[GradeRecord]:
     """Grade every submission (reusing unchanged results) and return their records."""
     rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
     move = getattr(args, "move_seconds", None)
-    stamp = report.grading_stamp(rule_ids, isolation, limits, args.max_size, move)
+    stamp = files.grading_stamp(rule_ids, isolation, limits, args.max_size, move)
     fonts = start_font_cache(scratch)  # in a process of its own, while the answers are computed
     grading.warm_up()
     view = build_import_view(scratch, fonts)
@@ -366,7 +343,7 @@ def run(
     records: dict[str, GradeRecord] = {}
     pending = list(submissions)
     if not args.force:
-        records, pending = report.unchanged_records(args.out, pending, stamp, settings.max_bytes)
+        records, pending = files.unchanged_records(args.out, pending, stamp, settings.max_bytes)
     if len(records):
         console.print(
             f"{len(records)} unchanged submission(s) already graded (use --force to regrade)"
@@ -377,7 +354,7 @@ def run(
 
         def finished(record: GradeRecord, page: str) -> None:
             try:
-                report.save_student(args.out, record, stamp, page)
+                files.save_student(args.out, record, stamp, page)
             except OSError as error:
                 status = f"graded, but its results could not be saved: {error}"
                 record = replace(record, status=status)
@@ -392,8 +369,8 @@ def run(
                 pool.grade_in_workers(pending, settings, args.workers, finished)
         except (KeyboardInterrupt, Terminated) as stop:
             console.print("interrupted: the students finished so far keep their results")
-            report.write_atomically(
-                args.out / "grades.csv", report.grades_csv(list(records.values()))
+            files.write_atomically(
+                args.out / "grades.csv", files.grades_csv(list(records.values()))
             )
             raise SystemExit(143 if isinstance(stop, Terminated) else 130) from None
     return list(records.values())

@@ -209,8 +209,9 @@ def breakdown(course: Path, out: Path) -> None:
     `StageTimer`), with one worker: with more, the stages run in forked worker processes, where
     these timers cannot see them.
     """
-    from autograder import cli, report, sandbox
-    from autograder import grade as grading
+    from autograder import cli, sandbox
+    from autograder.grading import grade as grading
+    from autograder.reports import files
 
     stages = StageTimer()
     for owner, name, label in (
@@ -222,7 +223,7 @@ def breakdown(course: Path, out: Path) -> None:
         (sandbox.StudentProcess, "call", "graded calls (states served over the pipe)"),
         (sandbox.StudentProcess, "close", "stop the process, clean up"),
         (grading, "feedback", "feedback page (tree drawings)"),
-        (report, "save_student", "write results.json and feedback.html"),
+        (files, "save_student", "write results.json and feedback.html"),
     ):
         stages.watch(owner, name, label)
     cpu, children = time.process_time(), _children_cpu()

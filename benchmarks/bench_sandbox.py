@@ -6,8 +6,9 @@ Three things are timed N times each in one run, one after the other on one core:
 - an empty submission (a .py holding `pass`): start the sandboxed process, load the cells,
   find no function and total the points: the fixed cost of the sandbox per submission (as a
   fresh interpreter, and, where the jail can be had, jailed: forked from the zygote);
-- the reference submission (`autograder.reference.reference_source()` written to a .py): every
-  graded call, every state generated served over the pipe: a correct student's full cost.
+- the reference submission (`autograder.grading.reference.reference_source()` written to a
+  .py): every graded call, every state generated served over the pipe: a correct student's full
+  cost.
 
 The reference answers are computed once before timing (`grade.warm_up`), as the command line
 does once per run, and shown separately.
@@ -29,10 +30,10 @@ from pathlib import Path
 
 from _common import StageTimer, console, machine, ratio, table
 
-from autograder import grade as grading
-from autograder.load import Submission, load
-from autograder.records import GradeRecord
-from autograder.reference import reference_source
+from autograder.grading import grade as grading
+from autograder.grading.load import Submission, load
+from autograder.grading.records import GradeRecord
+from autograder.grading.reference import reference_source
 from autograder.sandbox import Limits, StudentProcess, build_import_view, jail_support
 
 

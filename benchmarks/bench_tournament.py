@@ -24,8 +24,8 @@ from pathlib import Path
 
 from _common import REPO, console, machine, table
 
-from autograder import tournament
-from autograder.contest import GRACE
+from autograder.contest import tournament
+from autograder.contest.referee import GRACE
 
 SEARCH = """
 from games import MAX

@@ -18,10 +18,10 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.beyond import FUNCTIONS as CHANCE_FUNCTIONS
-from autograder.mistakes import MISTAKES
-from autograder.nbgrader_export import module_source
-from autograder.rules import ALL_RULE_IDS, FUNCTIONS, RULE_IDS
+from autograder.grading.beyond import FUNCTIONS as CHANCE_FUNCTIONS
+from autograder.grading.mistakes import MISTAKES
+from autograder.grading.rules import ALL_RULE_IDS, FUNCTIONS, RULE_IDS
+from autograder.platforms.nbgrader_export import module_source
 from solutions import agent, alphabeta, chance, depth_limited, minimax, multiplayer
 
 HERE = Path(__file__).resolve().parent
@@ -34,7 +34,7 @@ _DEPTH_LIMITED = ("depth_limited_value", "depth_limited_decision")
 
 # --------------------------------------------------------------------------------------------
 # What each student did, and which rules that should cost them. A student who makes a
-# circulating mistake is that mistake's entry in the catalogue (autograder/mistakes.py); the
+# circulating mistake is that mistake's entry in the catalogue (autograder/grading/mistakes.py); the
 # others are correct variants, or hand in a broken, partial or empty notebook.
 # --------------------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ told apart. Processes that survive a run are killed before anything is asserted.
 
 A hole in the grader is a test marked `xfail(strict=True)` whose reason says what the attacker
 does and what it gains: when the hole is fixed, the test passes and the marker must go. Most
-holes are closed by the jail (autograder/jail.py), which needs root on Linux: where the jail
+holes are closed by the jail (autograder/sandbox/jail.py), which needs root on Linux: where the jail
 cannot be used (`sandbox.jail_support()` says why), the grader falls back to a plain process and
 those tests are strict xfails again, with the reason the hole is open.
 """
@@ -35,8 +35,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.reference import reference_source
-from autograder.rules import FUNCTIONS, RULE_IDS
+from autograder.grading.reference import reference_source
+from autograder.grading.rules import FUNCTIONS, RULE_IDS
 from autograder.sandbox import Limits, cgroup_roots, jail_support
 
 JAILED = jail_support()[0]

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import solutions.agent
-from autograder.contest import GRACE, FunctionPlayer, RandomPlayer, play_game
+from autograder.contest.referee import GRACE, FunctionPlayer, RandomPlayer, play_game
+from autograder.contest.student_agent import StudentAgent
 from autograder.sandbox import Limits, build_import_view
-from autograder.student_agent import StudentAgent
 from games import ConnectFour, Game
 from solutions import connect_four_agent
 

@@ -18,9 +18,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import cases, judge, nbgrader_export, notebook_checks
-from autograder.rules import CHANCE_AND_MAXN_RULE_IDS, RULE_IDS, rules
-from autograder.runner import plain as sandbox_plain
+from autograder.grading import cases, judge, plain
+from autograder.grading.rules import CHANCE_AND_MAXN_RULE_IDS, RULE_IDS, rules
+from autograder.platforms import literals, nbgrader_export, notebook_checks
+from autograder.sandbox.runner import plain as sandbox_plain
 from solutions import agent, alphabeta, chance, depth_limited, evaluation, minimax, multiplayer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -229,9 +230,9 @@ def test_a_value_returned_in_the_kernel_or_in_the_sandbox_gets_one_verdict(value
     judge must see the same value either way."""
     group = next(g for r in rules() for g in r.groups if g.function == function)
     case, kind = cases.case(function, group.instances[0]), function.split("_")[-1]
-    in_kernel = judge.Outcome("returned", judge.plain(value))
+    in_kernel = judge.Outcome("returned", plain.plain(value))
     kernel = judge.judge(kind, function, case, in_kernel)
-    sent = judge.Outcome("returned", judge.decode(_sandboxed(value)))
+    sent = judge.Outcome("returned", plain.decode(_sandboxed(value)))
     grader = judge.judge(kind, function, case, sent)
     assert (kernel.passed, kernel.got, kernel.hint) == (grader.passed, grader.got, grader.hint)
 
@@ -243,7 +244,7 @@ def test_connect_four_positions_are_written_as_moves_that_reach_them() -> None:
         for group in rule.groups:
             for instance in group.instances:
                 if isinstance(instance.game, ConnectFour):
-                    moves = nbgrader_export.connect_four_moves(instance.state)
+                    moves = literals.connect_four_moves(instance.state)
                     assert ConnectFour.from_moves(moves) == instance.state
 
 

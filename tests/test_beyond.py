@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder import beyond, cases
-from autograder.judge import Case, Outcome, decode, judge, plain
-from autograder.mistakes import mistake
-from autograder.rules import CHANCE_AND_MAXN_RULE_IDS, rule
-from autograder.runner import plain as sandbox_plain
+from autograder.grading import beyond, cases
+from autograder.grading.judge import Case, Outcome, judge
+from autograder.grading.mistakes import mistake
+from autograder.grading.plain import decode, plain
+from autograder.grading.rules import CHANCE_AND_MAXN_RULE_IDS, rule
 from autograder.sandbox import Limits, StudentProcess, build_import_view
+from autograder.sandbox.runner import plain as sandbox_plain
 from games import CHANCE, ChanceTree, MultiplayerTree, Pig, TakeAway, chance, max_
 
 FAST = Limits(timeout=5.0)

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from autograder import class_report, report, terminal
 from autograder.cli import main
-from autograder.judge import Verdict
-from autograder.records import GradeRecord, GroupResult, RuleResult
-from autograder.rules import RULE_IDS
+from autograder.grading.judge import Verdict
+from autograder.grading.records import GradeRecord, GroupResult, RuleResult
+from autograder.grading.rules import RULE_IDS
+from autograder.reports import class_report, files, terminal
 
 ROOT = Path(__file__).resolve().parents[1]
 CLASS = ROOT / "examples" / "class"
@@ -155,7 +155,7 @@ def test_regrading_one_student_keeps_everyone_else(graded: Path, tmp_path: Path)
     with open(out / "grades.csv", newline="") as handle:
         students = [row["student"] for row in csv.DictReader(handle)]
     assert students == sorted(STUDENTS)
-    assert json.loads((out / report.MANIFEST).read_text()) == sorted(STUDENTS)
+    assert json.loads((out / files.MANIFEST).read_text()) == sorted(STUDENTS)
     page = (out / "class.html").read_text()
     assert "ghost" not in page and "rupert_broken_json" in page
 
@@ -213,7 +213,7 @@ def test_bad_settings_are_refused_in_one_line_on_stderr_even_when_quiet(
 
 
 def test_files_of_a_run_are_readable_by_the_instructor(tmp_path: Path, monkeypatch) -> None:
-    from autograder.report import write_atomically
+    from autograder.reports.files import write_atomically
 
     target = tmp_path / "out" / "alice" / "results.json"
     write_atomically(target, "{}")

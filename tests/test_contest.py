@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 import solutions.agent
-from autograder.contest import (
+from autograder.contest.opponents import alphabeta_move
+from autograder.contest.referee import (
     ENDGAMES,
     LEVELS,
     OPENINGS,
@@ -29,9 +30,8 @@ from autograder.contest import (
     play_contest,
     play_game,
 )
-from autograder.opponents import alphabeta_move
+from autograder.contest.student_agent import StudentAgent
 from autograder.sandbox import Limits, build_import_view
-from autograder.student_agent import StudentAgent
 from games import ConnectFour
 from solutions import ConnectFourSolver
 

@@ -1,9 +1,9 @@
 """Assignment 5's hidden tests in the notebook's kernel give the points the sandboxed grader gives.
 
-The cells come from `nbgrader_export.hidden_test_cells`, run after the grading helpers' cell in
-a fresh namespace, as nbgrader runs a notebook; the same agent source is graded by
-`autograder.grade` in the sandbox, and every cell must pass exactly when its group earns full
-points there.
+The cells come from `nbgrader_export.hidden_test_cells`, run after the grading helpers' cell in a
+fresh namespace, as nbgrader runs a notebook; the same agent source is graded by
+`autograder.grading.grade` in the sandbox, and every cell must pass exactly when its group earns
+full points there.
 """
 
 from __future__ import annotations
@@ -24,14 +24,16 @@ from pathlib import Path
 import pytest
 
 import solutions.agent
-from autograder import contest_checks, contest_grade, nbgrader_export, opponents
-from autograder.contest import GRACE, LEVELS, RandomPlayer, play_game
-from autograder.contest_checks import KernelAgent
-from autograder.grade import Settings, grade
-from autograder.load import Submission, load
-from autograder.rules import PLAYED_RULE_IDS
+from autograder.contest import grade as contest_grade
+from autograder.contest import opponents
+from autograder.contest.referee import GRACE, LEVELS, RandomPlayer, play_game
+from autograder.contest.student_agent import StudentAgent
+from autograder.grading.grade import Settings, grade
+from autograder.grading.load import Submission, load
+from autograder.grading.rules import PLAYED_RULE_IDS
+from autograder.platforms import contest_checks, nbgrader_export
+from autograder.platforms.contest_checks import KernelAgent
 from autograder.sandbox import Limits, build_import_view
-from autograder.student_agent import StudentAgent
 from games import ConnectFour
 from solutions.connect_four import ConnectFourSolver
 

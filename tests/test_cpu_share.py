@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.reference import reference_source
+from autograder.grading.reference import reference_source
 from autograder.sandbox import cgroup_roots, jail_support
 
 ROOT = Path(__file__).resolve().parents[1]

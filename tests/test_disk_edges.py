@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.load import Submission, discover, load, strip_magics
+from autograder.grading.load import Submission, discover, load, strip_magics
 
 ROOT = Path(__file__).resolve().parents[1]
 HONEST = ROOT / "examples" / "class" / "alice_correct.ipynb"
@@ -174,7 +174,7 @@ def test_a_submission_over_the_size_cap_is_refused_without_being_read(tmp_path: 
 
 
 def test_a_result_is_reused_only_under_the_same_limits_and_isolation_as_strong() -> None:
-    from autograder.report import reusable
+    from autograder.reports.files import reusable
 
     base = "abc:minimax_value|{}|timeout=10,memory=2048,max_size=20"
     assert reusable(base.format("jail"), base.format("jail"))

@@ -526,8 +526,8 @@ def test_drawing_a_tree_as_svg_does_not_import_matplotlib() -> None:
 def test_the_graders_feedback_drawing_is_svg_made_without_matplotlib() -> None:
     code = (
         "import base64, sys\n"
-        "from autograder.grade import _drawing, _small_trees\n"
-        "from autograder.judge import Verdict\n"
+        "from autograder.grading.grade import _drawing, _small_trees\n"
+        "from autograder.grading.judge import Verdict\n"
         "picture, tree = next(iter(_small_trees().items()))\n"
         "leaves = tree.leaves()\n"
         "verdict = Verdict('a tree', False, '', '', picture=picture, visited=tuple(leaves[:3]),\n"

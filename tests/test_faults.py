@@ -22,7 +22,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from autograder.rules import FUNCTIONS, RULE_IDS
+from autograder.grading.rules import FUNCTIONS, RULE_IDS
 
 ROOT = Path(__file__).resolve().parents[1]
 CLASS = ROOT / "examples" / "class"

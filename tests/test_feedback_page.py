@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from autograder.feedback_page import feedback_html
-from autograder.judge import Verdict
-from autograder.records import GradeRecord, GroupResult, RuleResult
+from autograder.grading.judge import Verdict
+from autograder.grading.records import GradeRecord, GroupResult, RuleResult
+from autograder.reports.feedback_page import feedback_html
 
 WORST = (
     "that action is worth {}, the best is worth 9; it is the worst action for the player to "

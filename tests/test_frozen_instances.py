@@ -1,4 +1,5 @@
-"""The frozen hidden instances are exactly what the searches in autograder/selection.py select."""
+"""The frozen hidden instances are exactly what the searches in autograder/grading/selection.py
+select."""
 
 from __future__ import annotations
 
@@ -7,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder import instances as make
-from autograder import selection
-from autograder.rules import Rule, rules
+from autograder.grading import instances as make
+from autograder.grading import selection
+from autograder.grading.rules import Rule, rules
 
 REGENERATE = (
-    "Regenerate the frozen data: run `.venv/bin/python -m autograder.instances`, which rewrites "
-    "autograder/data/frozen_instances.json."
+    "Regenerate the frozen data: run `.venv/bin/python -m autograder.grading.instances`, which "
+    "rewrites autograder/data/frozen_instances.json."
 )
 SELECTORS = [name for name in dir(selection) if name.startswith("select_")]
 
@@ -98,7 +99,7 @@ def test_rules_run_no_search(monkeypatch: pytest.MonkeyPatch) -> None:
         def search(*args):
             raise AssertionError(
                 f"rules() ran the search {name}{args}: its arguments have no frozen data. Add "
-                "them to FROZEN_ARGUMENTS in autograder/selection.py; then: " + REGENERATE
+                "them to FROZEN_ARGUMENTS in autograder/grading/selection.py; then: " + REGENERATE
             )
 
         return search

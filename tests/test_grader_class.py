@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from autograder.cli import main
-from autograder.mistakes import MISTAKES
-from autograder.rules import CHANCE_AND_MAXN_RULE_IDS, RULE_IDS
+from autograder.grading.mistakes import MISTAKES
+from autograder.grading.rules import CHANCE_AND_MAXN_RULE_IDS, RULE_IDS
 
 ROOT = Path(__file__).resolve().parents[1]
 CLASS = ROOT / "examples" / "class"

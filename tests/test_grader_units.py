@@ -10,9 +10,9 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.cli import main
-from autograder.load import Submission, discover, load, strip_magics
-from autograder.notebook_json import NotebookError, code_sources
-from autograder.report import OutputLock, grades_csv, write_atomically
+from autograder.grading.load import Submission, discover, load, strip_magics
+from autograder.grading.notebook_json import NotebookError, code_sources
+from autograder.reports.files import OutputLock, grades_csv, write_atomically
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -226,7 +226,7 @@ def test_a_regrade_of_a_changed_submission_keeps_the_old_grade_in_history(tmp_pa
 
 
 def test_assignment_option_grades_one_assignment_of_an_nbgrader_course(tmp_path: Path) -> None:
-    from autograder.reference import reference_source
+    from autograder.grading.reference import reference_source
 
     for student in ("s1", "s2"):
         for assignment in ("minimax", "alphabeta"):

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from autograder.cli import main
-from autograder.reference import reference_source
-from autograder.rules import ASSIGNMENT_RULES
+from autograder.grading.reference import reference_source
+from autograder.grading.rules import ASSIGNMENT_RULES
 
 CLASS = Path(__file__).resolve().parents[1] / "examples" / "class"
 
@@ -97,7 +97,7 @@ def _layout(root: Path, files: dict[str, bytes]) -> None:
 
 
 def test_a_symbolic_link_in_the_upload_is_refused_and_earns_nothing(tmp_path: Path) -> None:
-    from autograder.gradescope import run_in_gradescope
+    from autograder.platforms.gradescope import run_in_gradescope
 
     _layout(tmp_path, {})
     solution = Path(__file__).resolve().parents[1] / "assignments/source/minimax/minimax.ipynb"
@@ -108,7 +108,7 @@ def test_a_symbolic_link_in_the_upload_is_refused_and_earns_nothing(tmp_path: Pa
 
 
 def test_an_upload_of_several_notebooks_is_refused_not_joined(tmp_path: Path) -> None:
-    from autograder.gradescope import run_in_gradescope
+    from autograder.platforms.gradescope import run_in_gradescope
 
     source = reference_source().encode()
     _layout(tmp_path, {"a.py": source, "b.ipynb": (CLASS / "alice_correct.ipynb").read_bytes()})
@@ -120,7 +120,7 @@ def test_an_upload_of_several_notebooks_is_refused_not_joined(tmp_path: Path) ->
 def test_without_the_jail_a_root_grader_never_runs_student_code_as_root(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from autograder import gradescope
+    from autograder.platforms import gradescope
 
     monkeypatch.setattr(gradescope, "jail_support", lambda: (False, "namespaces forbidden"))
     monkeypatch.setattr(gradescope, "hidden_site_entries", list)

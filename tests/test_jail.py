@@ -1,4 +1,4 @@
-"""The jail (autograder/jail.py): what a submission sees and can do from inside it.
+"""The jail (autograder/sandbox/jail.py): what a submission sees and can do from inside it.
 
 Each test runs a function in a real jailed student process that looks around and returns what it
 found as a string. The jail needs root on Linux; elsewhere these tests are skipped (the

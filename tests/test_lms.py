@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import lms
 from autograder.cli import main
+from autograder.grading import downloads
+from autograder.platforms import lms
 
 
 @pytest.mark.parametrize(
@@ -28,7 +29,7 @@ from autograder.cli import main
     ],
 )
 def test_the_student_id_comes_from_the_lms_name(path: str, expected) -> None:
-    found = lms.identity(Path(path))
+    found = downloads.identity(Path(path))
     assert (found and (found.lms_id, found.name, found.lms)) == expected
 
 
@@ -51,7 +52,7 @@ def test_a_zip_unpacks_only_regular_notebooks_inside_the_target(tmp_path: Path) 
         links={"eve_7_8_d.ipynb": "/work/solutions/minimax.py"},
     )  # fmt: skip
     into = tmp_path / "into"
-    taken = lms.extract(archive, into, max_file_bytes=1000, max_total_bytes=10_000)
+    taken = downloads.extract(archive, into, max_file_bytes=1000, max_total_bytes=10_000)
     assert sorted(p.relative_to(into).as_posix() for p in taken) == [
         "abs_5_6_c.py", "ann_1_2_a.ipynb", "escape_3_4_b.ipynb"
     ]  # fmt: skip
@@ -61,10 +62,10 @@ def test_a_zip_unpacks_only_regular_notebooks_inside_the_target(tmp_path: Path) 
 
 def test_a_zip_over_the_size_caps_is_refused_before_it_is_written(tmp_path: Path) -> None:
     archive = _zip(tmp_path / "big.zip", {"ann_1_2_a.ipynb": b"x" * 5000})
-    with pytest.raises(lms.LmsError, match="over the"):
-        lms.extract(archive, tmp_path / "into", max_file_bytes=1000, max_total_bytes=10**6)
-    with pytest.raises(lms.LmsError, match="not a zip file"):
-        lms.extract(tmp_path / "big.zip.missing", tmp_path / "into", 1, 1)
+    with pytest.raises(downloads.LmsError, match="over the"):
+        downloads.extract(archive, tmp_path / "into", max_file_bytes=1000, max_total_bytes=10**6)
+    with pytest.raises(downloads.LmsError, match="not a zip file"):
+        downloads.extract(tmp_path / "big.zip.missing", tmp_path / "into", 1, 1)
 
 
 def test_a_roster_is_read_by_its_header_in_any_order(tmp_path: Path) -> None:

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import beyond, cases, diagnosis
-from autograder.mistakes import MISTAKES, mistake
-from autograder.rules import ALL_RULE_IDS, rules
+from autograder.grading import beyond, cases, diagnosis
+from autograder.grading.mistakes import MISTAKES, mistake
+from autograder.grading.rules import ALL_RULE_IDS, rules
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,13 +1,12 @@
 """nbgrader's own pipeline on the course folder, and the same points from both graders.
 
 The course folder (nbgrader_config.py and source/) is copied into a temporary folder, where
-`nbgrader generate_assignment`, `autograde`, `generate_feedback` and `export` run as an
-instructor runs them (assignment 1 through the command line, the others through nbgrader's
-Python API, which runs the same converters without a process start each). Each assignment is
-handed in by the instructor (the source notebook), by a student who wrote nothing (the released
-notebook) and by students of the example class (the released notebook with their code). The
-example students are also graded by `autograder.grade`, and every rule group must get the same
-points from both.
+`nbgrader generate_assignment`, `autograde`, `generate_feedback` and `export` run as an instructor
+runs them (assignment 1 through the command line, the others through nbgrader's Python API, which
+runs the same converters without a process start each). Each assignment is handed in by the
+instructor (the source notebook), by a student who wrote nothing (the released notebook) and by
+students of the example class (the released notebook with their code). The example students are
+also graded by `autograder.grading.grade`, and every rule group must get the same points from both.
 """
 
 from __future__ import annotations
@@ -29,10 +28,10 @@ import pytest
 
 pytest.importorskip("nbgrader")
 
-from autograder.grade import Settings, grade  # noqa: E402
-from autograder.load import Submission, load  # noqa: E402
-from autograder.records import GradeRecord  # noqa: E402
-from autograder.rules import ASSIGNMENT_RULES  # noqa: E402
+from autograder.grading.grade import Settings, grade  # noqa: E402
+from autograder.grading.load import Submission, load  # noqa: E402
+from autograder.grading.records import GradeRecord  # noqa: E402
+from autograder.grading.rules import ASSIGNMENT_RULES  # noqa: E402
 from autograder.sandbox import Limits, build_import_view  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -232,7 +231,7 @@ def test_released_notebooks_hold_no_solution_and_no_hidden_test_code(
 def test_nbgrader_and_the_autograder_give_every_rule_group_the_same_points(
     graded: tuple[Path, dict], assignment: str, student: str
 ) -> None:
-    from autograder.nbgrader_export import slug
+    from autograder.platforms.nbgrader_export import slug
 
     course, records = graded
     record = records[(assignment, student)]

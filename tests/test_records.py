@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from autograder import report
-from autograder.judge import Verdict
-from autograder.load import Submission, file_digest
-from autograder.records import GradeRecord, GroupResult, RuleResult
+from autograder.grading.judge import Verdict
+from autograder.grading.load import Submission, file_digest
+from autograder.grading.records import GradeRecord, GroupResult, RuleResult
+from autograder.reports import files
 
 DRAWN = Verdict(
     "the classic 3x3 tree",
@@ -64,7 +64,7 @@ def test_the_json_layout_is_that_of_results_json() -> None:
 
 
 def _saved(out: Path, record: GradeRecord, stamp: str) -> None:
-    report.save_student(out, record, stamp, "<html></html>")
+    files.save_student(out, record, stamp, "<html></html>")
 
 
 def test_an_unchanged_submission_reuses_its_saved_record_and_nothing_else(tmp_path: Path) -> None:
@@ -73,12 +73,12 @@ def test_an_unchanged_submission_reuses_its_saved_record_and_nothing_else(tmp_pa
     submission = Submission("ann", (notebook,))
     out = tmp_path / "out"
     _saved(out, GradeRecord("ann", "graded", 10, 100, digest=file_digest(submission)), "s|jail|x")
-    reused = report.unchanged_record(out, submission, "s|jail|x", 1 << 20)
+    reused = files.unchanged_record(out, submission, "s|jail|x", 1 << 20)
     assert reused is not None and reused.score == 10
-    assert report.unchanged_record(out, submission, "s|process|x", 1 << 20) is not None
-    assert report.unchanged_record(out, submission, "t|jail|x", 1 << 20) is None  # other grader
+    assert files.unchanged_record(out, submission, "s|process|x", 1 << 20) is not None
+    assert files.unchanged_record(out, submission, "t|jail|x", 1 << 20) is None  # other grader
     notebook.write_text("def minimax_value(game, state):\n    return 1\n")
-    assert report.unchanged_record(out, submission, "s|jail|x", 1 << 20) is None  # other files
+    assert files.unchanged_record(out, submission, "s|jail|x", 1 << 20) is None  # other files
 
 
 def test_a_saved_record_missing_fields_loads_and_one_that_is_no_record_does_not(
@@ -87,8 +87,8 @@ def test_a_saved_record_missing_fields_loads_and_one_that_is_no_record_does_not(
     (tmp_path / "old").mkdir()
     minimal = {"student": "old", "status": "graded", "score": 5, "max_score": 25}
     (tmp_path / "old" / "results.json").write_text(json.dumps({"extra_data": {"record": minimal}}))
-    saved = report.load_saved(tmp_path, "old")
+    saved = files.load_saved(tmp_path, "old")
     assert saved is not None and saved.record == GradeRecord("old", "graded", 5, 25)
     for junk in ([], {"extra_data": []}, {"extra_data": {"record": {"score": 1}}}, "text"):
         (tmp_path / "old" / "results.json").write_text(json.dumps(junk))
-        assert report.load_saved(tmp_path, "old") is None
+        assert files.load_saved(tmp_path, "old") is None

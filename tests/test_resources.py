@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grade import RECORD_BYTES, cap_size
-from autograder.judge import Verdict
-from autograder.records import GradeRecord, GroupResult, RuleResult
-from autograder.reference import reference_source
+from autograder.grading.grade import RECORD_BYTES, cap_size
+from autograder.grading.judge import Verdict
+from autograder.grading.records import GradeRecord, GroupResult, RuleResult
+from autograder.grading.reference import reference_source
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = ROOT / "tests" / "resources"

@@ -1,7 +1,7 @@
 """One mutant per rule: the reference with a single catalogued mistake loses exactly that rule.
 
 Each rule's mutant is the function its example student writes with the mistake (the catalogue,
-autograder/mistakes.py, names the student; examples/make_class.py holds the code). The
+autograder/grading/mistakes.py, names the student; examples/make_class.py holds the code). The
 reference's decisions call its value functions, so a broken value function would also cost the
 decisions: each mutant therefore keeps a correct copy of the function it breaks, under another
 name, for the other functions to use.
@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grade import Settings, grade
-from autograder.load import Submission, load
-from autograder.mistakes import mistake
-from autograder.reference import ALL_MODULES, reference_source
-from autograder.rules import ALL_RULE_IDS, CHANCE_AND_MAXN_RULE_IDS, RULE_IDS, rule
+from autograder.grading.grade import Settings, grade
+from autograder.grading.load import Submission, load
+from autograder.grading.mistakes import mistake
+from autograder.grading.reference import ALL_MODULES, reference_source
+from autograder.grading.rules import ALL_RULE_IDS, CHANCE_AND_MAXN_RULE_IDS, RULE_IDS, rule
 from autograder.sandbox import Limits, build_import_view
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grade import Settings, grade
-from autograder.load import Submission, load
-from autograder.records import GradeRecord
-from autograder.reference import reference_source
+from autograder.grading.grade import Settings, grade
+from autograder.grading.load import Submission, load
+from autograder.grading.records import GradeRecord
+from autograder.grading.reference import reference_source
 from autograder.sandbox import Limits, StudentProcess, build_import_view
 from games import TicTacToe
 

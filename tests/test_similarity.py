@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from autograder.cli import main
-from autograder.load import Submission
-from autograder.reference import reference_source
-from autograder.similarity import (
+from autograder.grading.load import Submission
+from autograder.grading.reference import reference_source
+from autograder.reports.similarity import (
     REFERENCE,
     THRESHOLD,
     Code,

@@ -17,14 +17,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import cases, diagnosis, judge
-from autograder.grade import Settings, grade
-from autograder.instances import Instance
-from autograder.load import Submission, load
-from autograder.nbgrader_export import grade_id
-from autograder.records import GradeRecord
-from autograder.reference import reference_source
-from autograder.rules import rule, rules
+from autograder.grading import cases, diagnosis, judge
+from autograder.grading.grade import Settings, grade
+from autograder.grading.instances import Instance
+from autograder.grading.load import Submission, load
+from autograder.grading.records import GradeRecord
+from autograder.grading.reference import reference_source
+from autograder.grading.rules import rule, rules
+from autograder.platforms.nbgrader_export import grade_id
 from autograder.sandbox import Limits, StudentProcess, build_import_view
 from games import MAX, GameTree, TicTacToe
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import leaderboard_page, tournament
-from autograder.contest import PlayedGame
+from autograder.contest import leaderboard_page, standings, tournament
+from autograder.contest.referee import PlayedGame
 from games.connect_four import ConnectFour
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -183,9 +183,9 @@ def test_the_same_results_give_the_same_ratings_in_any_order(results) -> None:
     shuffled = games[:]
     random.Random(1).shuffle(shuffled)
     names = list(PLAYING)
-    assert tournament.standings(shuffled, names) == tournament.standings(games, names)
+    assert standings.standings(shuffled, names) == standings.standings(games, names)
     saved = [(row["name"], row["mu"], row["sigma"]) for row in results["standings"]]
-    rated = [(row.name, row.mu, row.sigma) for row in tournament.standings(games, names)]
+    rated = [(row.name, row.mu, row.sigma) for row in standings.standings(games, names)]
     assert rated == saved  # JSON keeps a float exactly
 
 

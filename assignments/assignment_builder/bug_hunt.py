@@ -104,7 +104,9 @@ class Bug:
 
     function: Callable
     buggy: Callable
-    mistake_ids: tuple[str, ...]  # entries of autograder/mistakes.py, in the order explained
+    mistake_ids: tuple[
+        str, ...
+    ]  # entries of autograder/grading/mistakes.py, in the order explained
 
     @property
     def mistakes(self) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autograder.instances import connect_four_endgames
+from autograder.grading.instances import connect_four_endgames
 from games import MAX, MIN, ConnectFour, GameTree, TicTacToe, random_tree
 from solutions import evaluation
 
@@ -225,7 +225,7 @@ CHECKS = {
     "maxn_decision": maxn_decision_checks,
 }
 """For each graded function, the function that lists its cases; the answers are the grader's
-cases for them (`autograder.cases`), computed once, as for the hidden tests."""
+cases for them (`autograder.grading.cases`), computed once, as for the hidden tests."""
 
 
 def function_checks(function: str, run: bool) -> str:

@@ -7,8 +7,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from autograder import nbgrader_export
-from autograder.rules import PRUNING_SLACK, rules
+from autograder.grading.rules import PRUNING_SLACK, rules
+from autograder.platforms import nbgrader_export
 from games import MAX, TicTacToe
 from solutions import agent, alphabeta, chance, depth_limited, evaluation, minimax, multiplayer
 from solutions.depth_limited import depth_limited_decision
@@ -203,26 +203,26 @@ def chance_and_maxn_context() -> dict[str, Any]:
 
 def contest_table() -> tuple[str, float]:
     """Assignment 5's levels as a markdown table, and their total points."""
-    from autograder import contest
+    from autograder.contest import referee
 
     rows = ["| rule | opponent | games | points | needed |", "|---|---|---:|---:|---:|"]
-    for level in contest.LEVELS:
+    for level in referee.LEVELS:
         rows.append(
             f"| `{level.rule_id}` | {level.name} | {len(level.games)} | {level.points:g} "
             f"| {level.needed:.0%} |"
         )
     rows.append(
-        f"| `{contest.IN_TIME_RULE}` | every move of every game above: a legal column, in time "
-        f"| | {contest.IN_TIME_POINTS:g} | all |"
+        f"| `{referee.IN_TIME_RULE}` | every move of every game above: a legal column, in time "
+        f"| | {referee.IN_TIME_POINTS:g} | all |"
     )
-    total = sum(level.points for level in contest.LEVELS) + contest.IN_TIME_POINTS
+    total = sum(level.points for level in referee.LEVELS) + referee.IN_TIME_POINTS
     rows.append(f"| | | | **{total:g}** | |")
     return "\n".join(rows), total
 
 
 def connect_four_context() -> dict[str, Any]:
     """Assignment 5: the reference agent's parts, its self-check, the contest's levels."""
-    from autograder import contest
+    from autograder.contest import referee
 
     table, total = contest_table()
     constants = "\n\n".join(
@@ -232,8 +232,8 @@ def connect_four_context() -> dict[str, Any]:
     return {
         "points": f"{total:g}",
         "table": table,
-        "seconds": f"{contest.DEFAULT_SECONDS:g}",
-        "grace": f"{contest.GRACE:g}",
+        "seconds": f"{referee.DEFAULT_SECONDS:g}",
+        "grace": f"{referee.GRACE:g}",
         "setup": setup_source(
             modules=("import random", "import time"),
             froms=("from dataclasses import dataclass, field",),

@@ -11,7 +11,7 @@ import jinja2
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder import nbgrader_export
+from autograder.platforms import nbgrader_export
 
 CONTENT = Path(__file__).resolve().parents[1] / "content"
 """The folder of the templates: `<assignment>.md` for each notebook, and the files they include."""

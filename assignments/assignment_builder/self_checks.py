@@ -7,14 +7,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from autograder import cases, nbgrader_export
-from autograder.instances import Instance
+from autograder.grading import cases
+from autograder.grading.instances import Instance
+from autograder.platforms import literals
 from games import TicTacToe
 
 
 def game_source(game: Any) -> str:
     """The code that builds `game` in a cell."""
-    return nbgrader_export.game_literal(game)
+    return literals.game_literal(game)
 
 
 def state_source(game: Any, state: Any) -> str:
@@ -22,7 +23,7 @@ def state_source(game: Any, state: Any) -> str:
     if isinstance(game, TicTacToe):
         rows = "\\n".join(state[row : row + 3] for row in (0, 3, 6))
         return f'TicTacToe.from_picture("{rows}")'
-    return nbgrader_export.state_literal(game, state)
+    return literals.state_literal(game, state)
 
 
 def _dict_source(data: dict) -> str:

@@ -7,7 +7,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from autograder import nbgrader_export
+from autograder.platforms import nbgrader_export
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 

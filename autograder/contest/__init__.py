@@ -1,0 +1,1 @@
+"""Assignment 5, graded by play: the referee, the opponents, the agent, the tournament."""

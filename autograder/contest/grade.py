@@ -1,0 +1,84 @@
+"""Grade Assignment 5 (`--assignment connect_four`): play the submission's agent, total the games.
+
+The other assignments call functions and judge answers (`autograder.grading.grade`); this one plays
+games (`autograder.contest.referee`) and turns them into the same `GradeRecord`, so the reports, the
+class files and Gradescope's results show it like any other assignment.
+"""
+
+from __future__ import annotations
+
+import time
+
+from autograder.contest.referee import (
+    AGENT_FUNCTION,
+    DEFAULT_SECONDS,
+    LEVELS,
+    contest_rules,
+    play_contest,
+)
+from autograder.contest.student_agent import StudentAgent
+from autograder.grading.load import Loaded, Submission
+from autograder.grading.records import GradeRecord, RuleResult
+
+AGENT_NAME = "your agent"
+"""The agent's name in its games and on its feedback page (no opponent has it, whatever the
+student's file is called)."""
+
+
+def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord:
+    """Play the contest with `submission`'s `connect_four_agent` in the sandbox and grade it.
+
+    `settings` is the run's `autograder.grading.grade.Settings`; `settings.move_seconds` (default
+    `contest.DEFAULT_SECONDS`) is the thinking time of each move. An agent that cannot play
+    (the notebook does not load, the function is missing) scores 0 with the reason.
+    """
+    started = time.monotonic()
+    seconds = settings.move_seconds or DEFAULT_SECONDS
+    messages = list(loaded.notes)
+    if loaded.error:
+        return _record(submission, loaded, loaded.error, messages, no_games(), started)
+    agent = StudentAgent(AGENT_NAME, loaded.cells, settings.view, settings.limits)
+    try:
+        why = agent.load_error
+        report = agent.load_report
+        for error in report.cell_errors if report else ():
+            line = f", line {error['line']}" if error.get("line") else ""
+            messages.append(f"code cell {error['cell']}{line}: {error['error']}")
+        if why:
+            messages.append(f"{why}: no game could be played")
+            return _record(submission, loaded, why, messages, no_games(), started)
+        rules = contest_rules(play_contest(agent, seconds), AGENT_NAME)
+        output = agent.process.output()
+    finally:
+        agent.close()
+    messages.append(f"every move had {seconds:g} s of thinking time")
+    return _record(submission, loaded, "graded", messages, rules, started, output)
+
+
+def no_games() -> tuple[RuleResult, ...]:
+    """Every rule of the contest at 0 points: the agent played no game."""
+    return contest_rules({level.name: () for level in LEVELS}, AGENT_NAME)
+
+
+def _record(
+    submission: Submission,
+    loaded: Loaded,
+    status: str,
+    messages: list[str],
+    rules: tuple[RuleResult, ...],
+    started: float,
+    output: str = "",
+) -> GradeRecord:
+    return GradeRecord(
+        student=submission.student,
+        files=tuple(str(path) for path in submission.files),
+        digest=loaded.digest,
+        status=status,
+        messages=tuple(messages),
+        functions=(AGENT_FUNCTION,) if status == "graded" else (),
+        output=output,
+        rules=rules,
+        score=sum(rule.points for rule in rules),
+        max_score=sum(rule.max_points for rule in rules),
+        seconds=round(time.monotonic() - started, 3),
+    )

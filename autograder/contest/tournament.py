@@ -1,0 +1,346 @@
+"""`python -m autograder tournament PATH... --out DIR`: play a class's Connect Four agents against
+each other, rate them, and write a leaderboard with a replay of every game.
+
+Every submission that defines `connect_four_agent(game, state, seconds)` plays every other one:
+a *match* is a pair's games, both colours on each opening, played in a worker process that
+starts each of the two agents' sandboxed processes once for the whole match. The results are
+rated with openskill's Plackett-Luce model, the games taken in a fixed order (by pair, opening
+and colour) so that the same results always give the same ratings; the leaderboard ranks by the
+conservative ordinal mu - 3 sigma.
+
+How long it takes. With n agents, k openings and w workers there are n(n-1)/2 pairs and
+games = n(n-1)/2 x 2 colours x k. A game has at most 42 moves, 21 per agent, so when every
+move takes its full time s,
+
+    seconds = games x 42 x s / w      (plus a process start per agent and match)
+
+For 50 agents, 1 opening, s = 0.01 s and 2 workers: 2,450 x 42 x 0.01 / 2 = 515 s, under 9
+minutes (at 0.02 s, 17). Measured on 2 cores (`benchmarks/bench_tournament.py`), a class of
+the reference agent, which thinks for half its time, projects to 3.5 minutes, a mixed class to
+2. The referee accepts a move up to `referee.GRACE` late, so agents that all held every move
+to that deadline could stretch it to games x 42 x (s + GRACE) / w (51 minutes); a move later
+still is forfeited. Hence the defaults: one opening per pair (`--openings N` plays the first N
+of `referee.OPENINGS`, N times the games) and `DEFAULT_SECONDS` per move.
+
+A submission that cannot be read, fails to load or lacks the function is listed as not playing,
+with the reason. In a game, a crash or an illegal move loses that game only; a move over time
+is replaced by the grader's fallback move and noted (a forfeit). Written to DIR:
+`leaderboard.html`, `games/NNNNN.html` (a replay per game), `leaderboard.csv` and
+`tournament.json` (every game and the ratings).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import multiprocessing
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import MofNCompleteColumn, Progress
+
+from autograder import sandbox
+from autograder.contest import leaderboard_page, referee
+from autograder.contest.referee import PlayedGame
+from autograder.contest.standings import Standing, game_order, standings
+from autograder.contest.student_agent import StudentAgent
+from autograder.grading import pool
+from autograder.grading.load import discover, load, unpacking
+from autograder.grading.outcomes import Terminated, refused, terminated
+from autograder.reports import files, terminal
+from autograder.sandbox import Limits, become_subreaper, build_import_view, jail_support
+
+DEFAULT_SECONDS = 0.01
+"""Seconds per move by default: 50 agents that use all of it finish in 9 minutes on 2 cores."""
+
+DEFAULT_OPENINGS = 1
+"""Openings per pair by default, each played with both colours."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A submission in the tournament: its code cells, or why it does not play."""
+
+    name: str
+    cells: tuple = ()
+    reason: str = ""  # "" if it plays
+
+
+@dataclass(frozen=True)
+class Match:
+    """One pair's games: both colours on each opening, `first` moving first in the first."""
+
+    first: Entrant
+    second: Entrant
+    openings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every game of a run shares."""
+
+    seconds: float
+    limits: Limits
+    view: Path
+
+
+def schedule(entrants: Sequence[Entrant], openings: Sequence[str]) -> list[Match]:
+    """Every pair of playing entrants once, in name order."""
+    playing = sorted((e for e in entrants if not e.reason), key=lambda entrant: entrant.name)
+    return [
+        Match(first, second, tuple(openings))
+        for index, first in enumerate(playing)
+        for second in playing[index + 1 :]
+    ]
+
+
+# -- running: in forked workers ----------------------------------------------------------
+
+
+def check_entrant(entrant: Entrant, setup: Setup) -> Entrant:
+    """`entrant`, with the reason it cannot play if its agent fails to load (in a worker)."""
+    agent = StudentAgent(entrant.name, list(entrant.cells), setup.view, setup.limits)
+    try:
+        reason = agent.load_error
+        cell_errors = agent.load_report.cell_errors if agent.load_report else []
+        if reason and cell_errors:  # the cell that kept the function from being defined
+            error = cell_errors[0]
+            reason += f" (code cell {error.get('cell')} failed: {error.get('error')})"
+    except Exception as error:  # noqa: BLE001 - one agent must not stop the tournament
+        reason = f"the grader could not start it ({type(error).__name__}: {error})"
+    finally:
+        agent.close()
+    return Entrant(entrant.name, entrant.cells, reason)
+
+
+def play_match(match: Match, setup: Setup) -> list[PlayedGame]:
+    """Play a pair's games with each agent's process started once (in a worker)."""
+    agents = [
+        StudentAgent(entrant.name, list(entrant.cells), setup.view, setup.limits)
+        for entrant in (match.first, match.second)
+    ]
+    try:
+        return [
+            referee.play_game(first, second, opening, setup.seconds)
+            for opening in match.openings
+            for first, second in (agents, agents[::-1])
+        ]
+    finally:
+        for agent in agents:
+            agent.close()
+
+
+def in_workers(work: Callable, items: Sequence, setup: Setup, workers: int, done: Callable):
+    """Run `work(item, setup)` for each item in `workers` forked processes, calling `done(item,
+    result)` here as each ends. An item whose worker died (its agent killed its parent, without
+    the jail) is run again alone; `done(item, None)` if that worker dies too, or if `work`
+    raised (the grader's failure, which stops only that item)."""
+    for item in _run_pool(work, items, setup, workers, done):
+        if _run_pool(work, [item], setup, 1, done):
+            done(item, None)
+
+
+def _run_pool(work: Callable, items: Sequence, setup: Setup, workers: int, done: Callable):
+    """Run `items` in a fresh pool (as `pool.grade_in_workers` does); return those whose
+    worker died before finishing them."""
+    context = multiprocessing.get_context("fork")
+    broken = []
+    with ProcessPoolExecutor(
+        workers, mp_context=context, initializer=pool._worker_starts
+    ) as executor:
+        futures = {executor.submit(work, item, setup): item for item in items}
+        try:
+            for future in as_completed(futures):
+                try:
+                    done(futures[future], future.result())
+                except BrokenProcessPool:
+                    broken.append(futures[future])
+                except Exception:  # noqa: BLE001 - the grader failed on this item alone
+                    done(futures[future], None)
+        except BaseException:  # Ctrl-C: stop the workers now, not after their games
+            for process in list(executor._processes.values()):  # no public way before 3.14
+                process.kill()
+            executor.shutdown(wait=False, cancel_futures=True)
+            raise
+    return broken
+
+
+# -- the command -------------------------------------------------------------------------
+
+
+def add_parser(commands, seconds: Callable, workers: Callable, memory: Callable) -> None:
+    """The command's arguments; `seconds`, `workers` and `memory` are cli.py's argparse types."""
+    play = commands.add_parser(
+        "tournament",
+        help="play the Connect Four agents, rank them",
+        description=__doc__.split("\n\n")[1],
+        epilog="n agents play n(n-1) x OPENINGS games of at most 42 moves of SECONDS each: 50 "
+        f"agents at {DEFAULT_SECONDS:g} s take under 9 minutes on 2 cores, under 2 in practice.",
+    )
+    play.add_argument("paths", nargs="+", type=Path, help="notebooks, .py files or folders")
+    play.add_argument("--out", type=Path, required=True, help="folder for the leaderboard")
+    play.add_argument(
+        "--seconds",
+        type=seconds,
+        default=DEFAULT_SECONDS,
+        help="thinking time a move (%(default)s)",
+    )
+    play.add_argument(
+        "--openings",
+        type=int,
+        choices=range(1, len(referee.OPENINGS) + 1),
+        default=DEFAULT_OPENINGS,
+        metavar=f"1..{len(referee.OPENINGS)}",
+        help="openings each pair plays, with both colours (%(default)s)",
+    )
+    play.add_argument("--workers", type=workers, default=os.cpu_count() or 1, help="processes")
+    play.add_argument("--memory", type=memory, default=2048, help="%(default)s MiB per agent")
+    play.add_argument("--isolation", choices=("auto", "jail", "process"), default="auto")
+    play.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def command(args, adopt_orphans: bool = False) -> int:
+    """Run `python -m autograder tournament` with the parsed `args`; the exit code."""
+    error = "python -m autograder tournament: error:"
+    if refused(args):
+        print(f"{error} {refused(args)}", file=sys.stderr)
+        return 2
+    console = Console(stderr=True, quiet=args.quiet)
+    with unpacking(args.paths) as unpack:
+        found = discover(args.paths, None, unpack)
+        for path, reason in found.skipped:
+            console.print(f"[yellow]skipped[/yellow] {terminal.plain_text(f'{path}: {reason}')}")
+        entrants = []
+        for submission in found.submissions:
+            loaded = load(submission)
+            entrants.append(Entrant(submission.student, tuple(loaded.cells), loaded.error))
+    if len(entrants) < 2:
+        print(f"{error} a tournament needs two agents or more: give .py files, notebooks or "
+              "folders of them", file=sys.stderr)  # fmt: skip
+        return 2
+    jailed, how = jail_support() if args.isolation != "process" else (False, "--isolation process")
+    if args.isolation == "jail" and not jailed:
+        console.print(f"[red]--isolation jail[/red]: the jail cannot be used here: {how}")
+        return 2
+    console.print(f"isolation: {'jail' if jailed else 'process only'} ({how})", highlight=False)
+    if adopt_orphans:
+        become_subreaper()
+    sandbox.start_run()
+    sandbox.sweep()
+    previous_term = signal.signal(signal.SIGTERM, terminated)
+    scratch_prefix = f"autograder-run-{sandbox.RUN_ID[0]}-"
+    try:
+        with files.OutputLock(args.out), tempfile.TemporaryDirectory(prefix=scratch_prefix) as tmp:
+            limits = Limits(memory_mb=args.memory, isolation=args.isolation)
+            setup = Setup(args.seconds, limits, build_import_view(Path(tmp)))
+            return _run(args, entrants, setup, console)
+    except (KeyboardInterrupt, Terminated) as stop:
+        console.print("interrupted: the games finished so far are in the files written")
+        return 143 if isinstance(stop, Terminated) else 130
+    finally:
+        signal.signal(signal.SIGTERM, previous_term)
+        sandbox.sweep(only_this_run=True)
+        sandbox.reap_orphans()
+
+
+def _run(args, entrants: list[Entrant], setup: Setup, console: Console) -> int:
+    checked: dict[str, Entrant] = {e.name: e for e in entrants if e.reason}
+    games: list[PlayedGame] = []
+    columns = (*Progress.get_default_columns(), MofNCompleteColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("loading agents", total=len(entrants) - len(checked))
+
+        def loaded(entrant: Entrant, result: Entrant | None) -> None:
+            reason = "the grader failed loading it (did it kill its parent process?)"
+            checked[entrant.name] = result or Entrant(entrant.name, entrant.cells, reason)
+            progress.advance(task)
+
+        pending = [entrant for entrant in entrants if not entrant.reason]
+        in_workers(check_entrant, pending, setup, args.workers, loaded)
+        openings = referee.OPENINGS[: args.openings]
+        matches = schedule(list(checked.values()), openings)
+        progress.update(
+            task, description="playing games", completed=0, total=len(matches) * 2 * len(openings)
+        )
+
+        def played(match: Match, result: list[PlayedGame] | None) -> None:
+            if result is None:  # the grader failed on the match: its games are not counted
+                unplayed.append(f"{match.first.name} – {match.second.name}")
+            games.extend(result or ())
+            progress.advance(task, 2 * len(openings))
+
+        unplayed: list[str] = []
+        try:
+            in_workers(play_match, matches, setup, args.workers, played)
+        finally:
+            settings = _settings_text(args, games, unplayed)
+            table = write_results(args.out, list(checked.values()), games, settings)
+    if unplayed:
+        console.print(f"[yellow]not played[/yellow]: {terminal.plain_text(', '.join(unplayed))}")
+    leader = f"; first: {terminal.plain_text(table[0].name)}" if table else ""
+    print(f"leaderboard: {args.out / 'leaderboard.html'}{leader}")
+    return 0
+
+
+def _settings_text(args, games: Sequence[PlayedGame], unplayed: Sequence[str]) -> str:
+    text = (
+        f"{len(games)} games, {args.seconds:g} s per move, {args.openings} opening(s) per pair, "
+        "each with both colours. Ratings: openskill's Plackett-Luce model, the games taken in a "
+        "fixed order; ranked by rating = mu − 3 sigma."
+    )
+    if unplayed:
+        text += f" Not played (the grader failed on these pairs): {', '.join(unplayed)}."
+    return text
+
+
+def write_results(
+    out: Path, entrants: Sequence[Entrant], games: Sequence[PlayedGame], settings: str
+) -> list[Standing]:
+    """Write the leaderboard page, a replay page per game, leaderboard.csv and tournament.json;
+    return the standings."""
+    games = sorted(games, key=game_order)
+    playing = sorted(entrant.name for entrant in entrants if not entrant.reason)
+    absent = sorted((entrant.name, entrant.reason) for entrant in entrants if entrant.reason)
+    table = standings(games, playing)
+    folder = out / "games"
+    shutil.rmtree(folder, ignore_errors=True)  # a previous run's games
+    folder.mkdir(parents=True, exist_ok=True)
+    for number, game in enumerate(games, start=1):
+        page = leaderboard_page.game_html(number, game)
+        (out / leaderboard_page.game_file(number)).write_text(page, encoding="utf-8")
+    files.write_atomically(out / "leaderboard.csv", leaderboard_csv(table, absent))
+    summary = {
+        "settings": settings,
+        "standings": [asdict(row) for row in table],
+        "not_playing": [{"name": name, "reason": reason} for name, reason in absent],
+        "games": [game.to_json() for game in games],
+    }
+    files.write_atomically(out / "tournament.json", json.dumps(summary, indent=1))
+    page = leaderboard_page.leaderboard_html(table, absent, games, settings)
+    files.write_atomically(out / "leaderboard.html", page)
+    return table
+
+
+def leaderboard_csv(table: Sequence[Standing], absent: Sequence[tuple[str, str]]) -> str:
+    """One row per agent, by rank; those not playing last, with the reason."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    buffer.write("rank,agent,rating,mu,sigma,games,wins,draws,losses,forfeits,crashes,status\n")
+    for rank, row in enumerate(table, start=1):
+        rating = [f"{value:.3f}" for value in (row.ordinal, row.mu, row.sigma)]
+        counts = [row.games, row.wins, row.draws, row.losses, row.forfeits, row.crashes]
+        writer.writerow([rank, files.spreadsheet_text(row.name), *rating, *counts, "played"])
+    for name, reason in absent:
+        status = files.spreadsheet_text(f"not playing: {reason}")
+        writer.writerow(["", files.spreadsheet_text(name), *[""] * 9, status])
+    return buffer.getvalue()

@@ -1,0 +1,1 @@
+"""Grading one submission: load -> run in the sandbox -> judge -> record; a class in workers."""

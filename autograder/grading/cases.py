@@ -1,0 +1,229 @@
+"""The reference side of judging: a `Case` for every graded call, with known mistakes' hints.
+
+Computed once per grading run (in the main process, before the workers fork) and by
+`autograder.platforms.nbgrader_export` for the notebooks' hidden tests, so both judge against the
+same cases. What only the grader needs beside a case (how many states a call may take, which states
+the reference generates on a small tree) is kept in a `Reference`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from functools import cache
+
+from autograder.grading import beyond, diagnosis
+from autograder.grading.instances import Instance
+from autograder.grading.judge import PRUNING_SLACK, Case, Outcome, Verdict, judge
+from autograder.grading.mistakes import mistake
+from autograder.grading.plain import decode
+from autograder.grading.rules import Group, Rule, rules
+from autograder.sandbox import CallOutcome
+from games import MAX, CountingGame, RecordingGame
+from solutions import alphabeta_decision, alphabeta_value, depth_limited_value
+from solutions.strong import TranspositionTable, alphabeta_tt_value
+
+STATES_MULTIPLE = 100
+STATES_FLOOR = 50_000
+"""A call may generate at most STATES_MULTIPLE times the states the reference alpha-beta
+generates on its instance, and never fewer than STATES_FLOOR. Plain minimax generates at most
+8,515 states on any hidden instance, 44 times alpha-beta at most, so honest searches (even ones
+that search some subtrees twice) stay well inside; a search that loops through `game.result` is
+stopped there rather than filling the grader's memory."""
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A case and what only the grader needs: the most states a call may generate here, and
+    the states the reference generates (drawn on the feedback page for a small tree)."""
+
+    case: Case
+    state_cap: int
+    generated: tuple = ()
+
+
+@cache
+def case_numbers() -> dict[int, int]:
+    """A stable number for each instance: its place in the order the grader first calls it."""
+    numbers: dict[int, int] = {}
+    for rule in rules():
+        for group in rule.groups:
+            for instance in group.instances:
+                numbers.setdefault(id(instance), len(numbers) + 1)
+    return numbers
+
+
+@cache
+def _pruned_calls() -> frozenset:
+    """The (function, instance id) calls some pruning group judges: only they need the fewest
+    states and the counts of the mistakes (a whole minimax among them)."""
+    return frozenset(
+        (group.function, id(instance))
+        for rule in rules()
+        if rule.kind == "pruning"
+        for group in rule.groups
+        for instance in group.instances
+    )
+
+
+def case(function: str, instance: Instance) -> Case:
+    """The case of calling `function` on `instance` (computed once per run)."""
+    return reference(function, instance).case
+
+
+@cache
+def reference(function: str, instance: Instance) -> Reference:
+    """The reference's answers for `function` on `instance`, with every hint precomputed."""
+    game, state, depth = instance.game, instance.state, instance.depth
+    key = case_numbers().get(id(instance), 0)
+    if function in beyond.FUNCTIONS:  # lecture 06: chance nodes, several players
+        found = beyond.beyond_case(function, instance, Case(key, instance.name))
+        return Reference(found, max(STATES_FLOOR, STATES_MULTIPLE * beyond.state_count(instance)))
+    base = Case(key, instance.name, game.to_move(state), depth_limited=depth is not None)
+    decision = function.endswith("_decision")
+    counted = RecordingGame(game)
+    if decision:
+        found = _decision_case(base, instance)
+        alphabeta_decision(counted, state)
+    else:
+        if function == "alphabeta_value" or depth is None:
+            value = alphabeta_value(counted, state)
+        else:
+            value = depth_limited_value(counted, state, depth, instance.evaluate)
+        found = replace(base, value=value, value_hints=tuple(value_hints(instance, value).items()))
+    states = counted.states_generated
+    found = replace(found, states=states, fewest=states)
+    if (function, id(instance)) in _pruned_calls():
+        fewest = min(states, _fewest(game, state, decision))
+        causes = tuple(pruning_causes(instance, decision, states).items())
+        found = replace(found, fewest=fewest, causes=causes)
+    cap = _state_cap(game, state) if not decision else STATES_MULTIPLE * states
+    return Reference(found, max(STATES_FLOOR, cap), tuple(counted.generated))
+
+
+def _decision_case(base: Case, instance: Instance) -> Case:
+    game, state, depth = instance.game, instance.state, instance.depth
+    legal = tuple(game.actions(state))
+    children = []
+    for action in legal:
+        child = game.result(state, action)
+        if depth is None:
+            children.append(alphabeta_value(game, child))
+        else:
+            children.append(depth_limited_value(game, child, max(depth - 1, 0), instance.evaluate))
+    best = (max if base.to_move == MAX else min)(children)
+    optimal = tuple(a for a, v in zip(legal, children, strict=True) if v == best)
+    hints = diagnosis.decision_hints(game, state, optimal, depth, instance.evaluate)
+    return replace(
+        base,
+        legal=legal,
+        value=best,
+        optimal=optimal,
+        child_values=tuple(children),
+        decision_hints=tuple(hints.items()),
+    )
+
+
+def _state_cap(game, state) -> int:
+    counted = CountingGame(game)
+    alphabeta_value(counted, state)
+    return STATES_MULTIPLE * counted.states_generated
+
+
+def _fewest(game, state, decision: bool) -> int:
+    """The fewest states a correct alpha-beta may generate here: fewer than the reference's
+    where a transposition table (one per call, shared by the root's children) finds positions
+    again by other move orders. Below this, pruning has cut off too much."""
+    counted, table = CountingGame(game), TranspositionTable()
+    if not decision:
+        alphabeta_tt_value(counted, state, table=table)
+    elif not game.is_terminal(state):
+        alpha, beta, maximising = -math.inf, math.inf, game.to_move(state) == MAX
+        for action in game.actions(state):
+            value = alphabeta_tt_value(counted, counted.result(state, action), alpha, beta, table)
+            alpha, beta = (max(alpha, value), beta) if maximising else (alpha, min(beta, value))
+    return counted.states_generated
+
+
+# -- hints: what each known mistake would have answered ---------------------------------------
+
+
+def value_hints(instance: Instance, correct: float) -> dict[float, str]:
+    """Wrong values a known mistake gives on `instance`, with the hint that names it."""
+    game, state, depth = instance.game, instance.state, instance.depth
+    hints: dict[float, str] = {}
+    if depth is None:
+        for mistake_id, variant in diagnosis.VALUE_VARIANTS.items():
+            hints.setdefault(
+                diagnosis.variant_value(game, state, variant),
+                f"your value equals what a search gives when {mistake(mistake_id).hint}",
+            )
+    else:
+        for searched, words in ((depth + 1, "one ply further"), (depth - 1, "one ply less")):
+            if searched >= 0:
+                hints.setdefault(
+                    depth_limited_value(game, state, searched, instance.evaluate),
+                    f"your value is the depth-{searched} value: your search looks {words} than "
+                    "asked. Here depth counts the plies still allowed: depth 0 evaluates the "
+                    "state itself, and a decision at depth d searches children with d - 1.",
+                )
+        hints.setdefault(
+            diagnosis.wrong_side_value(game, state, depth, instance.evaluate),
+            "the evaluation seems scored from the wrong side at odd depths",
+        )
+    return {
+        value: hint
+        for value, hint in hints.items()
+        if isinstance(value, int | float) and math.isfinite(value) and value != correct
+    }
+
+
+def pruning_causes(instance: Instance, decision: bool, reference_states: int) -> dict[int, str]:
+    """State counts a known mistake generates on `instance` above the threshold, with the hint
+    that names it (the first matching mistake in `diagnosis.PRUNING_VARIANTS` order)."""
+    game, state = instance.game, instance.state
+    most = math.floor(reference_states * PRUNING_SLACK)
+    causes: dict[int, str] = {}
+    for mistake_id, variant in diagnosis.PRUNING_VARIANTS.items():
+        count = diagnosis.count_states(game, state, variant, decision)
+        if count > most:
+            hint = mistake(mistake_id).hint
+            causes.setdefault(count, f"your count equals that of a search where {hint}")
+    if decision:
+        fresh = CountingGame(game)
+        diagnosis.decide(fresh, state, diagnosis.Variant(), carry_window=False)
+        if fresh.states_generated > most:
+            hint = mistake("fresh_root_window").hint
+            causes.setdefault(fresh.states_generated, f"your count equals a decision that {hint}")
+    return dict(sorted(causes.items()))
+
+
+# -- judging a group in the grader ------------------------------------------------------------
+
+
+def outcome_of(call: CallOutcome) -> Outcome:
+    """The judge's view of a call made in the sandbox."""
+    return Outcome(call.status, decode(call.value), call.error, call.states_generated)
+
+
+def judge_group(rule: Rule, group: Group, outcomes: dict) -> list[Verdict]:
+    """Judge every instance of `group` from the calls' outcomes, keyed by (function, case key)."""
+    verdicts = []
+    for instance in group.instances:
+        found = reference(group.function, instance)
+        call = outcomes[(group.function, found.case.key)]
+        verdict = judge(rule.kind, group.function, found.case, outcome_of(call))
+        verdict = replace(verdict, picture=instance.picture())
+        if rule.kind == "pruning" and instance.small_tree:
+            visited = tuple(dict.fromkeys(call.generated))  # distinct: a small tree
+            verdict = replace(verdict, visited=visited, reference_visited=found.generated)
+        verdicts.append(verdict)
+    return verdicts
+
+
+def warm_up() -> None:
+    """Compute every case now, once, before any worker starts."""
+    for rule in rules():
+        for group in rule.groups:
+            for instance in group.instances:
+                reference(group.function, instance)

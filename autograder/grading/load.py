@@ -1,0 +1,342 @@
+"""Find the submissions under the given paths and read each one's code cells."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import stat
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.grading import downloads
+from autograder.grading.notebook_json import NotebookError, code_sources
+
+SUFFIXES = (".ipynb", ".py")
+MAX_BYTES = 20 * 1024 * 1024
+"""The largest notebook or Python file read (`--max-size`): 20 MiB is fifty times a notebook
+with plots; anything larger is refused before it is read."""
+_MAGIC = re.compile(r"^(\s*)([%!])(.*)$")
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One student's files (usually one notebook) under a student id."""
+
+    student: str
+    files: tuple[Path, ...]
+    problem: str = ""  # why the files cannot be graded (a link, a FIFO, ...): it earns nothing
+
+
+@dataclass
+class Loaded:
+    """A submission's code cells, or why they could not be read."""
+
+    cells: list[tuple[int, str]] = field(default_factory=list)
+    error: str = ""
+    notes: list[str] = field(default_factory=list)
+    digest: str = ""
+
+
+@dataclass
+class Discovery:
+    submissions: list[Submission]
+    skipped: list[tuple[Path, str]]
+
+
+def discover(
+    paths: list[Path], assignment: str | None = None, unpack: Path | None = None
+) -> Discovery:
+    """Turn PATH arguments into submissions, one per student.
+
+    A PATH is a notebook or Python file (the stem is the student id), a folder of them, an
+    nbgrader course folder / `submitted` folder laid out as `submitted/<student>/<assignment>/`
+    (there `assignment` picks one assignment's folder; without it, every notebook of a student
+    is read as one submission), or an LMS download: Canvas's `submissions.zip` or its folder
+    (`name_userid_submissionid_file.ipynb`) and Moodle's per-student folders
+    (`Name_id_assignsubmission_file_/`), where the student id is the LMS's id. A zip is
+    unpacked into `unpack` (regular notebooks only, see `downloads.extract`). Suffixes count in any
+    case (`.IPYNB`). Only regular files are submissions: a symbolic link, FIFO, socket or device
+    with a notebook's name becomes a submission with a `problem` (the student's row says why it
+    earned nothing), and links to folders are never followed. Other files are listed as
+    skipped, with the reason.
+    """
+    found: dict[str, list[Path]] = {}
+    problems: dict[str, str] = {}
+    skipped: list[tuple[Path, str]] = []
+    for number, path in enumerate(map(Path, paths)):
+        if not os.path.lexists(path):
+            skipped.append((path, "no such file or folder"))
+        elif path.suffix.lower() == ".zip" and not path.is_symlink() and path.is_file():
+            if unpack is None:
+                skipped.append((path, "a zip file: unpack it, or grade it from the command line"))
+                continue
+            try:
+                downloads.extract(path, unpack / f"zip-{number}", MAX_BYTES, 50 * MAX_BYTES)
+            except downloads.LmsError as error:
+                skipped.append((path, str(error)))
+                continue
+            _add_class_folder(unpack / f"zip-{number}", found, problems, skipped)
+        elif not path.is_dir():
+            _add_file(path, path.stem, found, problems, skipped)
+        elif (path / "submitted").is_dir():
+            _add_nbgrader(path / "submitted", found, problems, skipped, assignment)
+        elif path.name == "submitted":
+            _add_nbgrader(path, found, problems, skipped, assignment)
+        else:
+            _add_class_folder(path, found, problems, skipped)
+    submissions = []
+    for student, files in sorted(found.items()):
+        submissions.append(Submission(student, tuple(files), problems.get(student, "")))
+    return Discovery(submissions, skipped)
+
+
+def _add_class_folder(folder: Path, found: dict, problems: dict, skipped: list) -> None:
+    """One student per file; a Moodle student's folder holds that student's file."""
+    for entry in _entries(folder):
+        if entry.name.startswith(".") or entry.name == "__MACOSX":
+            continue
+        if entry.is_symlink() and entry.is_dir():
+            skipped.append((entry, "a symbolic link to a folder: not followed"))
+        elif entry.is_dir() and downloads.MOODLE_FOLDER.match(entry.name):
+            notebooks = [f for f in _entries(entry) if downloads.is_submission(f.name)]
+            for file in notebooks or [entry]:
+                if file is entry:
+                    skipped.append((entry, "no notebook in this student's folder"))
+                else:
+                    _add_file(file, file.stem, found, problems, skipped)
+        elif entry.is_dir():
+            skipped.append((entry, "a folder inside a class folder (not nbgrader layout)"))
+        else:
+            _add_file(entry, entry.stem, found, problems, skipped)
+
+
+def _entries(folder: Path) -> list[Path]:
+    try:
+        return sorted(Path(entry.path) for entry in os.scandir(folder))
+    except OSError:
+        return []
+
+
+def not_a_regular_file(path: Path) -> str:
+    """Why `path` is not graded as a submission file ("" if it is a regular file)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as error:
+        return f"{path.name} cannot be read: {error.strerror}"
+    if stat.S_ISREG(mode):
+        return ""
+    if stat.S_ISLNK(mode):
+        kind = "a symbolic link"
+    elif stat.S_ISFIFO(mode):
+        kind = "a FIFO"
+    elif stat.S_ISSOCK(mode):
+        kind = "a socket"
+    elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        kind = "a device"
+    else:
+        kind = "not a regular file"
+    return f"{path.name} is {kind}: only regular files are graded"
+
+
+def student_id(name: str) -> str:
+    """A student id that is valid text: undecodable bytes of a file name become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _add_file(path: Path, student: str, found: dict, problems: dict, skipped: list) -> None:
+    known = downloads.identity(path)
+    student = student_id(known.lms_id if known else student)
+    if path.suffix.lower() not in SUFFIXES:
+        skipped.append((path, f"not a notebook or Python file ({path.suffix or 'no suffix'})"))
+        return
+    if student in found:
+        skipped.append((path, f"a second file for student {student!r}; the first one is graded"))
+        return
+    found[student] = [path]
+    problem = not_a_regular_file(path)
+    if problem:
+        problems[student] = problem
+
+
+def _add_nbgrader(
+    submitted: Path, found: dict, problems: dict, skipped: list, assignment: str | None
+) -> None:
+    for student_dir in _entries(submitted):
+        if student_dir.is_symlink():
+            skipped.append((student_dir, "a symbolic link: not followed"))
+            continue
+        if not student_dir.is_dir():
+            continue
+        student = student_id(student_dir.name)
+        if assignment is not None:
+            student_dir = student_dir / assignment
+            if student_dir.is_symlink():
+                skipped.append((student_dir, "a symbolic link: not followed"))
+                continue
+        files, reasons = [], []
+        for folder, folders, names in os.walk(student_dir, followlinks=False):
+            folders[:] = sorted(f for f in folders if f != ".ipynb_checkpoints")
+            for name in sorted(names):
+                if name.lower().endswith(".ipynb"):
+                    files.append(Path(folder) / name)
+                    reasons.append(not_a_regular_file(files[-1]))
+        if files:
+            found[student] = files
+            if any(reasons):
+                problems[student] = next(reason for reason in reasons if reason)
+        else:
+            skipped.append((student_dir, "no notebook in this student's folder"))
+
+
+def strip_magics(source: str) -> tuple[str, bool]:
+    """Comment out IPython magics and shell escapes; return the code and whether any were found.
+
+    A cell magic (`%%time`, `%%capture`) applies to the whole cell: its first line is dropped
+    and the body is kept, except for `%%bash`/`%%sh`/`%%script` and friends, whose body is not
+    Python and is dropped too.
+    """
+    lines = source.split("\n")  # not splitlines(): U+2028 or a form feed is not a new line
+    if lines and lines[0].lstrip().startswith("%%"):
+        magic = lines[0].lstrip()[2:].split()[0] if lines[0].lstrip()[2:].split() else ""
+        if magic not in {"time", "timeit", "capture", "prun"}:
+            return "# cell magic removed by the grader\n", True
+        lines = ["# " + lines[0], *lines[1:]]
+        changed = True
+    else:
+        changed = False
+    kept = []
+    for line in lines:
+        match = _MAGIC.match(line)
+        if match:
+            indent = match.group(1)
+            kept.append(
+                f"{indent}pass  # magic removed by the grader: {match.group(2)}{match.group(3)}"
+            )
+            changed = True
+        else:
+            kept.append(line)
+    if not changed:
+        return source, False  # a cell without magics is graded exactly as it was written
+    return "\n".join(kept), True
+
+
+def load(submission: Submission, max_bytes: int = MAX_BYTES) -> Loaded:
+    """Read the code cells of every file of `submission`, in order.
+
+    Every file is opened without following a symbolic link and without blocking (a FIFO
+    cannot hang the grader), checked to be a regular file of at most `max_bytes`, and only
+    then read. Any problem becomes `Loaded.error`, the student's status.
+    """
+    loaded = Loaded()
+    if submission.problem:
+        loaded.error = submission.problem
+        return loaded
+    digest = hashlib.sha256()
+    index = 1  # code cells are numbered from 1, as a student counts them
+    for path in submission.files:
+        try:
+            data = read_submission_file(path, max_bytes)
+        except SubmissionFileError as error:
+            loaded.error = str(error)
+            return loaded
+        digest.update(data)
+        if path.suffix.lower() == ".py":
+            try:
+                loaded.cells.append((index, data.decode("utf-8")))
+            except UnicodeDecodeError:
+                loaded.error = f"{path.name} is not UTF-8 text"
+                return loaded
+            index += 1
+            continue
+        try:
+            sources = code_sources(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            loaded.error = f"{path.name} is not a valid notebook (not UTF-8 text)"
+            return loaded
+        except NotebookError as error:
+            loaded.error = f"{path.name} is not a valid notebook ({error})"
+            return loaded
+        for raw in sources:
+            source, changed = strip_magics(raw)
+            if changed:
+                loaded.notes.append(f"cell {index}: IPython magics and shell commands were skipped")
+            loaded.cells.append((index, source))
+            index += 1
+    loaded.digest = digest.hexdigest()
+    if not loaded.cells:
+        loaded.error = "the submission has no code cells"
+    return loaded
+
+
+class SubmissionFileError(Exception):
+    """A submission file that cannot be read safely, in one line for the student's status."""
+
+
+def read_submission_file(path: Path, max_bytes: int = MAX_BYTES) -> bytes:
+    """The bytes of a regular file of at most `max_bytes`, opened without following a link.
+
+    Raises:
+        SubmissionFileError: a link, FIFO, device or folder; too large; unreadable.
+    """
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        problem = not_a_regular_file(path) or f"{path.name} could not be read: {error.strerror}"
+        raise SubmissionFileError(problem) from None
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
+            problem = not_a_regular_file(path) or f"{path.name} is not a regular file"
+            raise SubmissionFileError(problem)
+        if info.st_size > max_bytes:
+            raise SubmissionFileError(
+                f"{path.name} is {info.st_size / 2**20:.1f} MiB, over the "
+                f"{max_bytes / 2**20:g} MiB limit for one file (--max-size): clear its outputs "
+                "and hand it in again"
+            )
+        chunks, have = [], 0
+        while have <= max_bytes:
+            chunk = os.read(handle, min(1 << 20, max_bytes + 1 - have))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            have += len(chunk)
+        if have > max_bytes:
+            raise SubmissionFileError(f"{path.name} grew past the size limit while being read")
+        return b"".join(chunks)
+    except OSError as error:
+        raise SubmissionFileError(f"{path.name} could not be read: {error.strerror}") from None
+    finally:
+        os.close(handle)
+
+
+def file_digest(submission: Submission, max_bytes: int = MAX_BYTES) -> str:
+    """The digest `load` records, from the bytes alone (read in bounded chunks, never parsed):
+    how the main process recognises an unchanged submission. "" if it cannot be read."""
+    if submission.problem:
+        return ""
+    digest = hashlib.sha256()
+    try:
+        for path in submission.files:
+            digest.update(read_submission_file(path, max_bytes))
+    except SubmissionFileError:
+        return ""
+    return digest.hexdigest()
+
+
+@contextlib.contextmanager
+def unpacking(paths: list[Path]):
+    """A folder for the LMS zips among `paths` (None if there are none), removed afterwards.
+    Named after this run, so that a later run removes it if this one is killed."""
+    if not any(str(path).lower().endswith(".zip") for path in paths):
+        yield None
+        return
+    folder = Path(tempfile.mkdtemp(prefix=f"autograder-run-{os.getpid()}-unpacked-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,222 @@
+"""Build a Gradescope autograder bundle, and grade one submission inside Gradescope's layout."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from autograder.grading.grade import Settings, feedback, grade, warm_up
+from autograder.grading.load import SUFFIXES, Submission, load, not_a_regular_file
+from autograder.grading.records import GradeRecord
+from autograder.grading.rules import RULE_IDS
+from autograder.reports import files
+from autograder.sandbox import Limits, build_import_view, hidden_site_entries, jail_support
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = ("pyproject.toml", "README.md", "constraints.txt", "games", "solutions", "autograder")
+
+SETUP_SH = """#!/usr/bin/env bash
+# Runs once when Gradescope builds the autograder image. Choose a base image with Python 3.11 or
+# newer (Ubuntu 24.04 ships 3.12).
+set -euo pipefail
+apt-get update
+apt-get install -y python3 python3-venv python3-pip
+python3 -c 'import sys; assert sys.version_info >= (3, 11), "the grader needs Python 3.11+"'
+python3 -m venv /autograder/venv
+/autograder/venv/bin/pip install -c /autograder/source/constraints.txt /autograder/source
+"""
+
+RUN_AUTOGRADER = """#!/usr/bin/env bash
+# Runs for every submission: grades /autograder/submission into /autograder/results/results.json.
+# AUTOGRADER_ROOT and AUTOGRADER_PYTHON let the layout be simulated outside Gradescope.
+set -euo pipefail
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+PY="${AUTOGRADER_PYTHON:-$ROOT/venv/bin/python}"
+cd "$ROOT/source"
+exec "$PY" -m autograder gradescope-run --root "$ROOT" <<options>>
+"""
+DETAILS = ("visible", "after_due_date", "after_published", "hidden")
+"""Gradescope's visibility values, for the test that shows expected answers and hints."""
+CONSTRAINTS = "constraints.txt"
+"""The exact versions setup.sh installs (kept in the repository, tested), so that an image
+built next term grades the same."""
+
+
+def build_bundle(
+    out: Path,
+    assignment: str | None = None,
+    details: str = "after_published",
+    output_format: str = "html",
+) -> Path:
+    """Write the zip Gradescope expects: setup.sh and run_autograder at the top, the source beside.
+
+    The hidden tests travel inside the `autograder` package; the reference answers are
+    computed by the grader at run time, never shipped to the student's process.
+    """
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bundle:
+        options = [f"--details {details}", f"--output-format {output_format}"]
+        if assignment:
+            options.append(f"--assignment {assignment}")
+        run_script = RUN_AUTOGRADER.replace("<<options>>", " ".join(options))
+        for name, text in (("setup.sh", SETUP_SH), ("run_autograder", run_script)):
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFREG | 0o755) << 16
+            bundle.writestr(info, text)
+        for name in SOURCES:
+            path = ROOT / name
+            uploaded = [path] if path.is_file() else sorted(path.rglob("*"))
+            for file in uploaded:
+                if file.is_file() and "__pycache__" not in file.parts:
+                    bundle.write(file, file.relative_to(ROOT).as_posix())
+    return out
+
+
+UNPRIVILEGED = 65534
+"""The user (nobody) a root grader runs submissions as when the container forbids the jail."""
+
+
+def submission_files(submitted: Path) -> tuple[list[Path], list[str]]:
+    """The notebooks and Python files uploaded, and why others are refused (a symbolic link,
+    a FIFO or a device: only regular files are graded, and links are never followed)."""
+    uploaded, refused = [], []
+    for folder, folders, names in os.walk(submitted, followlinks=False):
+        for name in sorted(folders):
+            if (Path(folder) / name).is_symlink():
+                refused.append(f"{name} is a symbolic link to a folder: not followed")
+        for name in sorted(names):
+            path = Path(folder) / name
+            if path.suffix.lower() in SUFFIXES:
+                problem = not_a_regular_file(path)
+                (refused if problem else uploaded).append(problem or path)
+    return uploaded, refused
+
+
+def _refuse(results_path: Path, message: str) -> dict:
+    results = {"score": 0, "output": message, "tests": []}
+    files.write_atomically(results_path, json.dumps(results, indent=1))
+    return results
+
+
+def _isolation(root: Path) -> tuple[Limits | None, str]:
+    """The limits under which student code may run here, or why it may not run at all.
+
+    With the jail, as everywhere. As root without it (a container that forbids namespaces),
+    as the unprivileged user `UNPRIVILEGED`, after making the source, the results and the
+    installed reference unreadable to it; if Python cannot run as that user, nothing runs.
+    """
+    if jail_support()[0] or os.geteuid() != 0:
+        return Limits(), ""
+    for private in [root / "source", root / "results", *hidden_site_entries()]:
+        with contextlib.suppress(OSError):
+            os.chmod(private, 0o700 if private.is_dir() else 0o600)
+    try:
+        runs = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", "pass"], user=UNPRIVILEGED, group=UNPRIVILEGED,
+            extra_groups=[], cwd="/", capture_output=True, timeout=60, check=False,
+        ).returncode == 0  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        runs = False
+    if not runs:
+        return None, (
+            "The autograder cannot isolate submissions in this container: namespaces are "
+            "forbidden and Python cannot run as an unprivileged user, so no student code is run "
+            "as root. Please tell your instructor (see the README's Gradescope notes)."
+        )
+    return Limits(isolation="process", run_as=UNPRIVILEGED), ""
+
+
+def run_in_gradescope(
+    root: Path,
+    limits: Limits | None = None,
+    rule_ids: tuple[str, ...] = RULE_IDS,
+    details: str = "after_published",
+    output_format: str = "html",
+) -> dict:
+    """Grade the one notebook or .py file in `root/submission` on `rule_ids`.
+
+    The rules' points are visible at once; what was expected, what came back and the hints
+    (the feedback page) are one more test, worth nothing, with the visibility `details`.
+    """
+    uploaded, refused = submission_files(root / "submission")
+    results_path = root / "results" / "results.json"
+    if refused:
+        return _refuse(
+            results_path,
+            "Your upload was not graded: " + "; ".join(map(str, refused)) + ". Upload the "
+            "notebook file itself.",
+        )
+    if len(uploaded) > 1:
+        names = ", ".join(path.name for path in uploaded)
+        return _refuse(
+            results_path,
+            f"Your upload holds {len(uploaded)} notebooks or Python files ({names}): upload only "
+            "the one notebook of this assignment.",
+        )
+    if not uploaded:
+        return _refuse(
+            results_path,
+            "No notebook (.ipynb) or Python file was found in your submission. "
+            "Upload your completed notebook.",
+        )
+    if limits is None:
+        limits, why_not = _isolation(root)
+        if limits is None:
+            return _refuse(results_path, why_not)
+    warm_up()
+    submission = Submission("submission", tuple(uploaded))
+    with tempfile.TemporaryDirectory(prefix="autograder-") as scratch:
+        settings = Settings(limits, build_import_view(Path(scratch)), rule_ids=rule_ids)
+        record = grade(submission, load(submission), settings)
+    page = feedback(record)
+    results = gradescope_results(record, page, details, output_format)
+    files.write_atomically(results_path, json.dumps(results, indent=1))
+    files.write_atomically(root / "results" / "feedback.html", page)
+    return results
+
+
+def gradescope_results(record: GradeRecord, page: str, details: str, output_format: str) -> dict:
+    """results.json as Gradescope shows it: one test per rule with its groups' points (no
+    expected answers), then the feedback page as a test of its own with `details` visibility."""
+    results = files.results_json(record, fingerprint="gradescope")
+    for test in results["tests"]:
+        test["output"] = "\n".join(
+            line for line in test["output"].splitlines() if not line.startswith("    ")
+        )
+        test["visibility"] = "visible"
+    body = page.split("<body>", 1)[-1].rsplit("</body>", 1)[0]
+    text = body if output_format == "html" else _markdown(record)
+    results["tests"].append(
+        {
+            "name": "Feedback: what was expected, what came back, and hints",
+            "score": 0,
+            "max_score": 0,
+            "output": text,
+            "output_format": "html" if output_format == "html" else "md",
+            "visibility": details,
+        }
+    )
+    results["output_format"] = "html" if output_format == "html" else "md"
+    return results
+
+
+def _markdown(record: GradeRecord) -> str:
+    lines = [f"**Status:** {record.status}", ""]
+    for rule in record.rules:
+        lines.append(f"### {rule.id}: {rule.points:g} / {rule.max_points:g}")
+        for group in rule.groups:
+            failed = [v for v in group.verdicts if not v.passed]
+            lines.append(f"- {group.name}: {group.points:g} / {group.max_points:g}")
+            for verdict in failed[:2]:
+                lines.append(
+                    f"  - *{verdict.instance}*: expected {verdict.expected}; got "
+                    f"{verdict.got}. {verdict.hint}"
+                )
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""What people read: grades.csv, results.json, the feedback and class pages, the terminal."""

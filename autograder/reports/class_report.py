@@ -1,0 +1,399 @@
+"""The instructor's view of a whole class: class.html, summary.csv and the terminal's last lines."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from autograder.grading.mistakes import MISTAKES
+from autograder.grading.records import GradeRecord, GroupResult, RuleResult
+from autograder.grading.rules import ALL_RULE_IDS, PLAYED_RULE_IDS
+from autograder.reports import files
+from autograder.reports.files import spreadsheet_text, write_atomically
+
+if TYPE_CHECKING:
+    from autograder.reports import similarity
+
+
+# A mistake is recognised by the words its hint uses: those of the catalogue
+# (autograder/grading/mistakes.py) first, then what the judge says of answers no known mistake
+# explains.
+_OTHER_HINTS = (
+    ("looks one ply less than asked", "depth convention: searches one ply too shallow"),
+    ("fewer states than a correct alpha-beta", "prunes before a branch is proven irrelevant"),
+    ("is the value of action", "a decision that returns a value instead of an action"),
+    ("a decision must be one of the legal actions", "a decision that is not a legal action"),
+    ("a value must be a plain int or float", "a value that is not a number"),
+    ("an infinite value", "an infinite value: a running value never updated"),
+    ("looks like a starting sentinel", "a finite starting value returned at a finished game"),
+    ("write the function body", "a function not written yet"),
+    ("is not defined", "a function not defined"),
+    ("an infinite loop, or a search far larger", "no answer in time"),
+    ("the error happened inside your function", "an exception inside the function"),
+)
+_LABELS = (*((m.hint, m.label) for m in MISTAKES), *_OTHER_HINTS)
+
+
+def mistake_label(hint: str) -> str | None:
+    """The mistake a verdict's hint names, in a few words; None if it names none."""
+    return next((label for words, label in _LABELS if words in hint), None)
+
+
+@dataclass(frozen=True)
+class RuleCount:
+    """How many students earned all of a rule's (or one group's) points."""
+
+    rule: str
+    group: str
+    max_points: float
+    passed: int
+    students: int
+    mean_points: float
+
+
+@dataclass(frozen=True)
+class ClassSummary:
+    """What class.html, summary.csv and the terminal's closing lines say, as plain data."""
+
+    students: int
+    max_score: float
+    scores: tuple[float, ...]
+    mean: float
+    median: float
+    counts: tuple[RuleCount, ...]
+    mistakes: tuple[tuple[str, tuple[str, ...]], ...]  # (label, students), most common first
+    ungraded: tuple[tuple[str, str], ...]  # (student, status)
+    slowest: tuple[tuple[str, float], ...]
+    timeouts: tuple[tuple[str, int], ...]  # (student, calls that ran out of time)
+
+
+def summarise(records: list[GradeRecord]) -> ClassSummary:
+    """Count what the class did: scores, rules and groups passed, mistakes, failures, time."""
+    records = sorted(records, key=lambda r: r.student)
+    scores = tuple(float(r.score) for r in records)
+    mistakes: dict[str, set[str]] = {}
+    timeouts = []
+    for record in records:
+        for label in _diagnosed(record):
+            mistakes.setdefault(label, set()).add(record.student)
+        late = sum(verdict.got == "no answer in time" for verdict in record.verdicts())
+        if late:
+            timeouts.append((record.student, late))
+    return ClassSummary(
+        students=len(records),
+        max_score=max((float(r.max_score) for r in records), default=0.0),
+        scores=scores,
+        mean=statistics.fmean(scores) if scores else 0.0,
+        median=statistics.median(scores) if scores else 0.0,
+        counts=tuple(_rule_counts(records)),
+        mistakes=tuple(
+            (label, tuple(sorted(students)))
+            for label, students in sorted(mistakes.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        ),
+        ungraded=tuple((r.student, r.status) for r in records if r.status != "graded"),
+        slowest=tuple(
+            (r.student, float(r.seconds))
+            for r in sorted(records, key=lambda r: -float(r.seconds))[:5]
+        ),
+        timeouts=tuple(sorted(timeouts, key=lambda item: (-item[1], item[0]))),
+    )
+
+
+def _diagnosed(record: GradeRecord) -> set[str]:
+    """The mistakes a student makes: a hint counts when it names the mistake on at least half
+    of a rule's lost instances (a hint on a single instance can be a coincidence)."""
+    found = set()
+    for rule in record.rules:
+        labels = [
+            mistake_label(verdict.hint)
+            for group in rule.groups
+            for verdict in group.verdicts
+            if not verdict.passed
+        ]
+        found |= {label for label in labels if label and 2 * labels.count(label) >= len(labels)}
+    return found
+
+
+def _rule_counts(records: list[GradeRecord]) -> list[RuleCount]:
+    """A count for every rule, followed by one for each of its groups."""
+    items: dict[tuple[str, str], list[RuleResult | GroupResult]] = {}
+    for record in records:
+        for rule in record.rules:
+            items.setdefault((rule.id, ""), []).append(rule)
+            for group in rule.groups:
+                items.setdefault((rule.id, group.name), []).append(group)
+    order = {rule_id: index for index, rule_id in enumerate((*ALL_RULE_IDS, *PLAYED_RULE_IDS))}
+    keys = sorted(items, key=lambda key: (order.get(key[0], len(order)), key[0], key[1] != ""))
+    return [
+        RuleCount(
+            rule=rule_id,
+            group=group,
+            max_points=float(items[rule_id, group][0].max_points),
+            passed=sum(item.full for item in items[rule_id, group]),
+            students=len(items[rule_id, group]),
+            mean_points=statistics.fmean(float(item.points) for item in items[rule_id, group]),
+        )
+        for rule_id, group in keys
+    ]
+
+
+# -- summary.csv ------------------------------------------------------------------------------
+
+
+def summary_csv(summary: ClassSummary) -> str:
+    """One row per figure: kind, rule, group, what, count, of (the number it is a share of)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["kind", "rule", "group", "what", "count", "of"])
+    n = summary.students
+    writer.writerow(["class", "", "", "students", n, ""])
+    writer.writerow(
+        ["class", "", "", "mean score", _number(summary.mean), _number(summary.max_score)]
+    )
+    writer.writerow(["class", "", "", "median score", _number(summary.median),
+                     _number(summary.max_score)])  # fmt: skip
+    for count in summary.counts:
+        kind = "group" if count.group else "rule"
+        what = "students with full points"
+        writer.writerow(
+            [kind, count.rule, spreadsheet_text(count.group), what, count.passed, count.students]
+        )
+    for label, students in summary.mistakes:
+        writer.writerow(["mistake", "", "", spreadsheet_text(label), len(students), n])
+    for student, status in summary.ungraded:
+        writer.writerow(["not graded", "", "", spreadsheet_text(f"{student}: {status}"), 1, n])
+    for student, late in summary.timeouts:
+        writer.writerow(["time-outs", "", "", spreadsheet_text(student), late, ""])
+    return buffer.getvalue()
+
+
+def _number(value: float) -> str:
+    return f"{value:.4g}"
+
+
+# -- class.html -------------------------------------------------------------------------------
+
+STYLE = """
+body { font-family: system-ui, -apple-system, Segoe UI, Roboto, sans-serif; margin: 2rem auto;
+       max-width: 64rem; color: #1d2430; line-height: 1.45; padding: 0 1rem; }
+h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
+table { border-collapse: collapse; width: 100%; margin: .6rem 0; }
+td, th { border-bottom: 1px solid #dde2ea; padding: .3rem .5rem; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.bar { background: #4c7bd9; height: .8rem; display: inline-block; border-radius: 2px; }
+.sub td:first-child { padding-left: 1.6rem; color: #4a5568; }
+.figures { display: flex; gap: 2rem; flex-wrap: wrap; }
+.big { font-size: 1.8rem; font-weight: 700; }
+.muted { color: #5f6b7a; } a { color: #2a5bb8; }
+"""
+
+
+def class_html(summary: ClassSummary, similar: list[tuple[str, str, float]] | None = None) -> str:
+    """A self-contained page (inline SVG, nothing fetched) for the instructor."""
+    n = summary.students
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>Class report</title><style>{STYLE}</style></head><body>",
+        "<h1>Class report</h1>",
+        "<div class='figures'>",
+        f"<div><div class='big'>{n}</div><div class='muted'>submissions</div></div>",
+        f"<div><div class='big' id='mean'>{_number(summary.mean)}</div>"
+        f"<div class='muted'>mean of {_number(summary.max_score)}</div></div>",
+        f"<div><div class='big' id='median'>{_number(summary.median)}</div>"
+        "<div class='muted'>median</div></div>",
+        f"<div><div class='big'>{len(summary.ungraded)}</div>"
+        "<div class='muted'>not graded normally</div></div>",
+        "</div>",
+        "<h2>Scores</h2>",
+        histogram_svg(summary),
+        "<h2>Rules and groups: students with full points</h2>",
+        "<table id='rules'><tr><th>rule / group</th><th>points</th><th>full points</th>"
+        "<th></th></tr>",
+    ]
+    parts += [_count_row(count) for count in summary.counts]
+    parts.append("</table>")
+    parts += _mistakes_html(summary)
+    parts += _ungraded_html(summary)
+    parts += _similar_html(similar)
+    parts += _time_html(summary)
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _count_row(count: RuleCount) -> str:
+    share = count.passed / count.students if count.students else 0.0
+    row_class = " class='sub'" if count.group else ""
+    name = html.escape(count.group) if count.group else f"<b>{html.escape(count.rule)}</b>"
+    return (
+        f"<tr{row_class}><td>{name}</td><td class='num'>{_number(count.max_points)}</td>"
+        f"<td class='num'>{count.passed} of {count.students}</td><td>"
+        f"<span class='bar' style='width:{share * 12:.2f}rem'></span></td></tr>"
+    )
+
+
+def _mistakes_html(summary: ClassSummary) -> list[str]:
+    esc = html.escape
+    parts = ["<h2>Mistakes diagnosed, most common first</h2>"]
+    if summary.mistakes:
+        parts.append("<table id='mistakes'><tr><th>mistake</th><th>students</th><th></th></tr>")
+        for label, students in summary.mistakes:
+            links = ", ".join(_student_link(student) for student in students)
+            parts.append(
+                f"<tr><td>{esc(label)}</td><td class='num'>{len(students)}</td>"
+                f"<td>{links}</td></tr>"
+            )
+        parts.append("</table>")
+    else:
+        parts.append("<p>No mistake was diagnosed.</p>")
+    return parts
+
+
+def _ungraded_html(summary: ClassSummary) -> list[str]:
+    esc = html.escape
+    parts = ["<h2>Submissions that could not be graded normally</h2>"]
+    if summary.ungraded:
+        items = "".join(
+            f"<li>{_student_link(student)}: {esc(status)}</li>"
+            for student, status in summary.ungraded
+        )
+        parts.append(f"<ul id='ungraded'>{items}</ul>")
+    else:
+        parts.append("<p>Every submission was graded.</p>")
+    return parts
+
+
+def _time_html(summary: ClassSummary) -> list[str]:
+    parts = ["<h2>Time</h2><table id='slowest'><tr><th>slowest</th><th>seconds</th></tr>"]
+    for student, seconds in summary.slowest:
+        parts.append(
+            f"<tr><td>{_student_link(student)}</td><td class='num'>{seconds:.2f}</td></tr>"
+        )
+    parts.append("</table>")
+    if summary.timeouts:
+        items = "".join(
+            f"<li>{_student_link(student)}: {late} call(s)</li>"
+            for student, late in summary.timeouts
+        )
+        parts.append(f"<p>Calls that ran out of time:</p><ul id='timeouts'>{items}</ul>")
+    else:
+        parts.append("<p>No call ran out of time.</p>")
+    return parts
+
+
+NOT_ASKED: list = []
+"""`class_html`'s `similar` when the run was not asked to compare submissions (--similarity)."""
+
+
+def _similar_html(similar: list[tuple[str, str, float]] | None) -> list[str]:
+    parts = ["<h2>Similar submissions</h2>"]
+    if similar is NOT_ASKED:
+        return parts + [
+            "<p>Not compared in this run: grade with <code>--similarity</code>, or run "
+            "<code>python -m autograder similarity PATH... --out DIR</code>.</p>"
+        ]
+    if similar is None:
+        return parts + ["<p>The submissions could not be compared.</p>"]
+    parts.append(
+        f"<p>{len(similar)} pair(s) look alike, or like the public reference solutions (a reason "
+        "to look, not a verdict): <a href='similarity.html'>the matching code side by side</a>."
+        "</p>"
+    )
+    if similar:
+        rows = "".join(
+            f"<tr><td class='num'>{score:.0%}</td><td>{_pair_name(left)}</td>"
+            f"<td>{_pair_name(right)}</td></tr>"
+            for left, right, score in similar[:10]
+        )
+        parts.append(f"<table id='similar'>{rows}</table>")
+    return parts
+
+
+def _pair_name(name: str) -> str:
+    from autograder.reports.similarity import REFERENCE
+
+    return html.escape(name) if name == REFERENCE else _student_link(name)
+
+
+def _student_link(student: str) -> str:
+    return f"<a href='{html.escape(quote(student))}/feedback.html'>{html.escape(student)}</a>"
+
+
+def histogram_svg(summary: ClassSummary, bins: int = 10) -> str:
+    """The score distribution: `bins` bars of equal width, with the mean and median marked."""
+    width, height, left, bottom, top = 560, 236, 36, 34, 30
+    plot_w, plot_h = width - left - 12, height - bottom - top
+    top_score = summary.max_score or 1.0
+    counts = [0] * bins
+    for score in summary.scores:
+        counts[min(int(score / top_score * bins), bins - 1)] += 1
+    tallest = max(counts, default=0) or 1
+    parts = [
+        f"<svg id='histogram' xmlns='http://www.w3.org/2000/svg' width='{width}' "
+        f"height='{height}' role='img' aria-label='histogram of the scores'>",
+        f"<line x1='{left}' y1='{top + plot_h}' x2='{left + plot_w}' y2='{top + plot_h}' "
+        "stroke='#1d2430'/>",
+    ]
+    bar_w = plot_w / bins
+    for index, count in enumerate(counts):
+        bar_h = plot_h * count / tallest
+        x, y = left + index * bar_w, top + plot_h - bar_h
+        low = top_score * index / bins
+        parts.append(
+            f"<rect class='bin' x='{x + 1:.1f}' y='{y:.1f}' width='{bar_w - 2:.1f}' "
+            f"height='{bar_h:.1f}' fill='#4c7bd9'><title>{_number(low)}-"
+            f"{_number(low + top_score / bins)}: {count}</title></rect>"
+        )
+        if count:
+            parts.append(
+                f"<text x='{x + bar_w / 2:.1f}' y='{y - 3:.1f}' font-size='11' "
+                f"text-anchor='middle'>{count}</text>"
+            )
+    for tick in range(0, bins + 1, 2):
+        x = left + tick * bar_w
+        parts.append(
+            f"<text x='{x:.1f}' y='{top + plot_h + 16}' font-size='11' "
+            f"text-anchor='middle'>{_number(top_score * tick / bins)}</text>"
+        )
+    for name, value, colour, dash in (
+        ("mean", summary.mean, "#b42318", ""),
+        ("median", summary.median, "#17803d", " stroke-dasharray='5 3'"),
+    ):
+        x = left + plot_w * value / top_score
+        parts.append(
+            f"<line x1='{x:.1f}' y1='{top - 26}' x2='{x:.1f}' y2='{top + plot_h}' "
+            f"stroke='{colour}' stroke-width='2'{dash}/>"
+        )
+        anchor = "end" if name == "mean" else "start"
+        shift = -4 if name == "mean" else 4
+        parts.append(
+            f"<text x='{x + shift:.1f}' y='{top - 16}' font-size='11' fill='{colour}' "
+            f"text-anchor='{anchor}'>{name} {_number(value)}</text>"
+        )
+    parts.append(
+        f"<text x='{left + plot_w / 2:.1f}' y='{height - 4}' font-size='11' "
+        "text-anchor='middle'>score</text></svg>"
+    )
+    return "".join(parts)
+
+
+# -- the output folder ------------------------------------------------------------------------
+
+
+def write_class_files(
+    out: Path, records: list[GradeRecord], similar: similarity.SimilarPairs | None = None
+) -> ClassSummary:
+    """Write the manifest, class.html and summary.csv for these records (with the similar
+    pairs, once their comparison has finished); return the summary."""
+    summary = summarise(records)
+    write_atomically(out / files.MANIFEST, json.dumps(sorted(r.student for r in records)))
+    pairs = similar.pairs() if similar is not None else NOT_ASKED
+    write_atomically(out / "class.html", class_html(summary, pairs))
+    write_atomically(out / "summary.csv", summary_csv(summary))
+    return summary
