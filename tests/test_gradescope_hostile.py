@@ -4,7 +4,7 @@ Without namespaces (Docker's default), a root grader runs the submission as `nob
 working folder that `nobody` owns. Nothing the grader opens may have a name there: the
 submission's output goes to a file without a name, so a symbolic link the student puts in its
 place is never followed (not to read `solutions/minimax.py` into the feedback, not to append to
-a root-only file after a crash).
+a root-only file after a crash). The command line refuses a folder as the bundle with one line.
 """
 
 from __future__ import annotations
@@ -290,3 +290,31 @@ def test_where_nobody_cannot_run_python_no_student_code_runs(
         shutil.rmtree(witness)
     assert results["score"] == 0 and results["tests"] == []
     assert "no student code is run as root" in results["output"]
+
+
+# -- the command line refuses a folder as the bundle ---------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["an existing folder", "below a file"])
+def test_gradescope_refuses_an_out_it_cannot_write_in_one_line(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    (tmp_path / "a file").write_text("kept")
+    out = tmp_path if where == "an existing folder" else tmp_path / "a file" / "autograder.zip"
+    before = sorted(tmp_path.rglob("*"))
+    assert main(["gradescope", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("python -m autograder gradescope: error: --out ")
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
+    assert sorted(tmp_path.rglob("*")) == before
+    assert (tmp_path / "a file").read_text() == "kept"
+
+
+def test_the_gradescope_command_refuses_from_the_shell_with_exit_code_2(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "gradescope", "--out", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert run.returncode == 2 and len(run.stderr.splitlines()) == 1, run.stderr
+    assert "is a folder" in run.stderr

@@ -79,6 +79,16 @@ def build_bundle(
     return out
 
 
+def why_not_written(out: Path, error: OSError) -> str:
+    """Why the bundle could not be written to `out`, in a sentence for the command line."""
+    if out.is_dir():
+        return f"is a folder: give the zip file to write, such as {out / 'autograder.zip'}"
+    blocking = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        return f"cannot be written: {blocking} is a file, not a folder"
+    return f"cannot be written ({error.strerror or error})"
+
+
 UNPRIVILEGED = 65534
 """The user (nobody) a root grader runs submissions as when the container forbids the jail."""
 
