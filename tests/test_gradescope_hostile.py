@@ -4,7 +4,8 @@ Without namespaces (Docker's default), a root grader runs the submission as `nob
 working folder that `nobody` owns. Nothing the grader opens may have a name there: the
 submission's output goes to a file without a name, so a symbolic link the student puts in its
 place is never followed (not to read `solutions/minimax.py` into the feedback, not to append to
-a root-only file after a crash). The command line refuses a folder as the bundle with one line.
+a root-only file after a crash). The command line refuses a folder as the bundle with one line,
+and every `output` of results.json is what its `output_format` says.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -19,8 +21,10 @@ import sys
 import sysconfig
 import tempfile
 import zipfile
+from html.parser import HTMLParser
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from autograder.cli import main
@@ -290,6 +294,7 @@ def test_where_nobody_cannot_run_python_no_student_code_runs(
         shutil.rmtree(witness)
     assert results["score"] == 0 and results["tests"] == []
     assert "no student code is run as root" in results["output"]
+    assert results["output_format"] == "html" and results["output"].startswith("<pre>")
 
 
 # -- the command line refuses a folder as the bundle ---------------------------------------------
@@ -318,3 +323,112 @@ def test_the_gradescope_command_refuses_from_the_shell_with_exit_code_2(tmp_path
     )  # fmt: skip
     assert run.returncode == 2 and len(run.stderr.splitlines()) == 1, run.stderr
     assert "is a folder" in run.stderr
+
+
+# -- every output is what its output_format says ------------------------------------------------
+
+
+HOSTILE_TEXT = "<object at 0x1>\nline two & <b>not bold</b>"
+
+
+class _Rendered(HTMLParser):
+    """The text a browser shows for an HTML fragment, and the tags it holds."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.text: list[str] = []
+        self.tags: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        self.tags.append(tag)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def _rendered(fragment: str) -> tuple[str, list[str]]:
+    parser = _Rendered()
+    parser.feed(fragment)
+    parser.close()
+    return "".join(parser.text), parser.tags
+
+
+@pytest.fixture(scope="module")
+def hostile_record():
+    """The record of a notebook whose message, answers and prints look like HTML, and its page."""
+    from autograder.grading.grade import Settings, feedback, grade
+    from autograder.grading.load import Submission, load
+
+    value = "def minimax_value(game, state):\n    return " + repr(HOSTILE_TEXT) + "\n"
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell(reference_source()),
+        nbformat.v4.new_code_cell(f"print({HOSTILE_TEXT!r})\n" + value),
+        nbformat.v4.new_code_cell(f"raise ValueError({HOSTILE_TEXT!r})"),
+    ]
+    scratch = Path(tempfile.mkdtemp(prefix="autograder-test-"))
+    try:
+        path = scratch / "hostile.ipynb"
+        nbformat.write(notebook, path)
+        submission = Submission("hostile", (path,))
+        limits = Limits(memory_mb=1024, **PATIENT)
+        view = build_import_view(scratch / "run")
+        record = grade(submission, load(submission), Settings(limits, view, ("minimax_value",)))
+        return record, feedback(record)
+    finally:
+        shutil.rmtree(scratch)
+
+
+def _plain(record) -> list[str]:
+    """The plain text of the top-level output and of each rule's test, as Gradescope shows it."""
+    from autograder.reports import files
+
+    tests = files.results_json(record, fingerprint="")["tests"]
+    kept = [
+        "\n".join(line for line in t["output"].splitlines() if line[:4] != "    ") for t in tests
+    ]
+    return ["\n".join([f"status: {record.status}", *record.messages]), *kept]
+
+
+@pytest.mark.parametrize("chosen", ["html", "markdown"])
+def test_every_output_is_what_its_format_says(hostile_record, chosen: str) -> None:
+    record, page = hostile_record
+    assert any(HOSTILE_TEXT in message for message in record.messages), record.messages
+    results = gradescope.gradescope_results(record, page, "visible", chosen)
+    *rules, feedback_test = results["tests"]
+    for declared, output, plain in zip(
+        [results["output_format"], *(test["output_format"] for test in rules)],
+        [results["output"], *(test["output"] for test in rules)],
+        _plain(record),
+        strict=True,
+    ):
+        if chosen == "html":  # escaped, in a <pre>: the student's text shown as written
+            assert declared == "html" and _rendered(output) == (plain, ["pre"])
+        else:
+            assert declared == "text" and output == plain
+    got = [v.got for rule in record.rules for g in rule.groups for v in g.verdicts if not v.passed]
+    assert HOSTILE_TEXT in record.output and repr(HOSTILE_TEXT) in got
+    if chosen == "html":
+        text, tags = _rendered(feedback_test["output"])
+        assert feedback_test["output_format"] == "html" and "object" not in tags
+        assert HOSTILE_TEXT in text and repr(HOSTILE_TEXT) in text
+    else:  # the answers are code spans; no other text holds a tag
+        assert feedback_test["output_format"] == "md"
+        assert f"got `{repr(HOSTILE_TEXT)}`" in feedback_test["output"]
+        outside = re.sub(r"(`+).*?\1", "", feedback_test["output"])
+        assert "<" not in outside and ">" not in outside
+
+
+def test_a_refusal_says_its_format_and_shows_hostile_names_as_written(tmp_path: Path) -> None:
+    for folder in ("submission", "results", "source"):
+        (tmp_path / folder).mkdir()
+    names = ("<object at 0x1>.py", "a & <b>bold.ipynb")
+    for name in names:
+        (tmp_path / "submission" / name).write_text("x = 1\n")
+    html_results = gradescope.run_in_gradescope(tmp_path, output_format="html")
+    text_results = gradescope.run_in_gradescope(tmp_path, output_format="markdown")
+    assert text_results["output_format"] == "text"
+    assert "only the one notebook" in text_results["output"]
+    assert all(name in text_results["output"] for name in names)
+    assert html_results["output_format"] == "html"
+    assert _rendered(html_results["output"]) == (text_results["output"], ["pre"])
