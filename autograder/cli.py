@@ -222,7 +222,14 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     except SystemExit as stop:  # a bad setting, already explained on stderr (or --help)
         return int(stop.code or 0)
     if args.command == "gradescope":
-        built = gradescope.build_bundle(args.out, args.assignment, args.details, args.output_format)
+        try:
+            built = gradescope.build_bundle(
+                args.out, args.assignment, args.details, args.output_format
+            )
+        except OSError as error:
+            why = gradescope.why_not_written(args.out, error)
+            print(f"{parser.prog} gradescope: error: --out {args.out} {why}", file=sys.stderr)
+            return 2
         print(f"wrote {built}: upload it as the autograder")
         return 0
     if args.command == "nbgrader-cells":

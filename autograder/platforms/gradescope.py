@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import html
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -79,6 +81,16 @@ def build_bundle(
     return out
 
 
+def why_not_written(out: Path, error: OSError) -> str:
+    """Why the bundle could not be written to `out`, in a sentence for the command line."""
+    if out.is_dir():
+        return f"is a folder: give the zip file to write, such as {out / 'autograder.zip'}"
+    blocking = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        return f"cannot be written: {blocking} is a file, not a folder"
+    return f"cannot be written ({error.strerror or error})"
+
+
 UNPRIVILEGED = 65534
 """The user (nobody) a root grader runs submissions as when the container forbids the jail."""
 
@@ -99,10 +111,19 @@ def submission_files(submitted: Path) -> tuple[list[Path], list[str]]:
     return uploaded, refused
 
 
-def _refuse(results_path: Path, message: str) -> dict:
-    results = {"score": 0, "output": message, "tests": []}
+def _refuse(results_path: Path, message: str, output_format: str = "html") -> dict:
+    results = {"score": 0, **_shown(message, output_format), "tests": []}
     files.write_atomically(results_path, json.dumps(results, indent=1))
     return results
+
+
+def _shown(text: str, output_format: str) -> dict[str, str]:
+    """An `output` of plain text and the `output_format` that shows it as written: escaped in
+    a <pre> as html (a student's `<object at 0x1>` is not a tag, its lines stay lines), or as
+    Gradescope's "text" when the bundle was built for markdown."""
+    if output_format == "html":
+        return {"output": f"<pre>{html.escape(text, quote=False)}</pre>", "output_format": "html"}
+    return {"output": text, "output_format": "text"}
 
 
 def _isolation(root: Path) -> tuple[Limits | None, str]:
@@ -152,6 +173,7 @@ def run_in_gradescope(
             results_path,
             "Your upload was not graded: " + "; ".join(map(str, refused)) + ". Upload the "
             "notebook file itself.",
+            output_format,
         )
     if len(uploaded) > 1:
         names = ", ".join(path.name for path in uploaded)
@@ -159,17 +181,19 @@ def run_in_gradescope(
             results_path,
             f"Your upload holds {len(uploaded)} notebooks or Python files ({names}): upload only "
             "the one notebook of this assignment.",
+            output_format,
         )
     if not uploaded:
         return _refuse(
             results_path,
             "No notebook (.ipynb) or Python file was found in your submission. "
             "Upload your completed notebook.",
+            output_format,
         )
     if limits is None:
         limits, why_not = _isolation(root)
         if limits is None:
-            return _refuse(results_path, why_not)
+            return _refuse(results_path, why_not, output_format)
     warm_up()
     submission = Submission("submission", tuple(uploaded))
     with tempfile.TemporaryDirectory(prefix="autograder-") as scratch:
@@ -184,12 +208,16 @@ def run_in_gradescope(
 
 def gradescope_results(record: GradeRecord, page: str, details: str, output_format: str) -> dict:
     """results.json as Gradescope shows it: one test per rule with its groups' points (no
-    expected answers), then the feedback page as a test of its own with `details` visibility."""
+    expected answers), then the feedback page as a test of its own with `details` visibility.
+
+    Every `output` is what its `output_format` says: the record's plain text (the status and
+    messages at the top, a rule's groups) through `_shown`; the feedback as the page's body
+    (escaped HTML already) or as markdown whose answers are code spans.
+    """
     results = files.results_json(record, fingerprint="gradescope")
     for test in results["tests"]:
-        test["output"] = "\n".join(
-            line for line in test["output"].splitlines() if not line.startswith("    ")
-        )
+        kept = [line for line in test["output"].splitlines() if not line.startswith("    ")]
+        test.update(_shown("\n".join(kept), output_format))
         test["visibility"] = "visible"
     body = page.split("<body>", 1)[-1].rsplit("</body>", 1)[0]
     text = body if output_format == "html" else _markdown(record)
@@ -203,20 +231,38 @@ def gradescope_results(record: GradeRecord, page: str, details: str, output_form
             "visibility": details,
         }
     )
-    results["output_format"] = "html" if output_format == "html" else "md"
+    results.update(_shown(results["output"], output_format))
     return results
 
 
 def _markdown(record: GradeRecord) -> str:
-    lines = [f"**Status:** {record.status}", ""]
+    """The feedback as markdown: the answers (a student's `got` above all) as code spans, the
+    other text with markdown's and HTML's special characters escaped."""
+    lines = [f"**Status:** {_md_text(record.status)}", ""]
     for rule in record.rules:
         lines.append(f"### {rule.id}: {rule.points:g} / {rule.max_points:g}")
         for group in rule.groups:
             failed = [v for v in group.verdicts if not v.passed]
-            lines.append(f"- {group.name}: {group.points:g} / {group.max_points:g}")
+            lines.append(f"- {_md_text(group.name)}: {group.points:g} / {group.max_points:g}")
             for verdict in failed[:2]:
                 lines.append(
-                    f"  - *{verdict.instance}*: expected {verdict.expected}; got "
-                    f"{verdict.got}. {verdict.hint}"
+                    f"  - *{_md_text(verdict.instance)}*: expected {_md_code(verdict.expected)}; "
+                    f"got {_md_code(verdict.got)}. {_md_text(verdict.hint)}"
                 )
     return "\n".join(lines)
+
+
+def _md_text(text: str) -> str:
+    """`text` shown as written in markdown: on one line, HTML escaped, markdown's punctuation
+    backslash-escaped."""
+    escaped = html.escape(" ".join(text.split()), quote=False)
+    return re.sub(r"([\\`*_\[\]#|~!])", r"\\\1", escaped)
+
+
+def _md_code(text: str) -> str:
+    """`text` as a markdown code span (shown literally, HTML and all), on one line, fenced by
+    more backticks than any run inside it."""
+    text = re.sub(r"[\r\n]+", " ", text) or " "
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    padding = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{padding}{text}{padding}{fence}"

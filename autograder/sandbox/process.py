@@ -13,7 +13,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from autograder.sandbox.jailing import jail_config, make_cgroups, remove_cgroups, use_jail
 from autograder.sandbox.limits import (
@@ -63,6 +63,7 @@ class StudentProcess(PipeEnds):
         self._pinned: tuple[int, set[int], socket.socket] | None = None
         self._write_fd: int | None = None
         self._read_fd: int | None = None
+        self._output: BinaryIO | None = None  # what the submission prints: see `start`
         self.paused = False
 
     # -- life cycle ---------------------------------------------------------------------
@@ -73,7 +74,15 @@ class StudentProcess(PipeEnds):
         self.jailed = use_jail(self.limits)
         to_child_read, to_child_write = os.pipe()
         from_child_read, from_child_write = os.pipe()
-        output = open(self.workdir / "output.txt", "ab")  # noqa: SIM115 - handed to the child
+        if self._output is None:  # kept until close(): a restarted process prints after it
+            # A file without a name (O_TMPFILE, or unlinked at once), in the grader's scratch
+            # folder: the working folder may be the submission's own, and the grader never opens
+            # anything there by name (a link in place of the file would make root read or
+            # append to whatever it points at). The child's stdout and stderr are this
+            # descriptor; `output` reads it back through the same one.
+            scratch = self.view.parent
+            self._output = tempfile.TemporaryFile(dir=scratch)  # noqa: SIM115 - closed in close()
+        output = self._output
         if self._pinned is None:  # kept until close(), through restarts
             self._pinned = _pin_to_a_free_cpu()
         try:
@@ -99,7 +108,6 @@ class StudentProcess(PipeEnds):
                     config, [to_child_read, from_child_write], output
                 )
         finally:
-            output.close()
             os.close(to_child_read)
             os.close(from_child_write)
         self._write_fd, self._read_fd = to_child_write, from_child_read
@@ -163,6 +171,9 @@ class StudentProcess(PipeEnds):
         user = self.limits.run_as
         if user is None:
             return {}
+        # From here the working folder is the submission's: the grader opens nothing in it by
+        # name (the output file is elsewhere, without one) and only removes it, in `close`. Its
+        # own name cannot be swapped: the scratch folder that holds it is the grader's.
         os.chown(self.workdir, user, user)
         os.chmod(self.view.parent, 0o711)  # the view and the runner's code, nothing to list
         return {"user": user, "group": user, "extra_groups": []}
@@ -216,6 +227,11 @@ class StudentProcess(PipeEnds):
         self.stop()
         _unpin(self._pinned)
         self._pinned = None
+        if self._output is not None:
+            self._output.close()
+            self._output = None
+        # Through descriptors, never following a link the submission left there (on Linux:
+        # shutil.rmtree.avoids_symlink_attacks).
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     @property
@@ -223,10 +239,11 @@ class StudentProcess(PipeEnds):
         return self.process is not None and self.process.poll() is None
 
     def output(self, limit: int = 4000) -> str:
-        """The first `limit` characters the submission printed."""
+        """The first `limit` bytes the submission printed, as text ("" once closed)."""
+        if self._output is None:
+            return ""
         try:
-            with open(self.workdir / "output.txt", "rb") as handle:
-                return handle.read(limit).decode("utf-8", "replace")
+            return os.pread(self._output.fileno(), limit, 0).decode("utf-8", "replace")
         except OSError:
             return ""
 
