@@ -66,12 +66,15 @@ class Case:
 @dataclass(frozen=True)
 class Outcome:
     """What one call returned: `status` is "returned", "raised", "timeout", "overrun",
-    "crashed" or "skipped"; `value` is plain (see `plain`); `states` were generated."""
+    "crashed" or "skipped"; `value` is plain (see `plain`); `states` were generated; a call
+    that raised says `where` in the student's code ("function (code cell 3, line 7): the
+    line"), when a frame of it was the student's."""
 
     status: str
     value: Any = None
     error: str = ""
     states: int = 0
+    where: str = ""
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,8 @@ def failure_text(outcome: Outcome) -> tuple[str, str]:
     if outcome.status == "raised":
         if outcome.error.startswith("NotImplementedError"):
             return "not implemented (raises NotImplementedError)", "write the function body"
+        if outcome.where:
+            return f"raised {outcome.error[:SHOWN]}", f"the error happened in {outcome.where}"
         return f"raised {outcome.error[:SHOWN]}", "the error happened inside your function"
     if outcome.status == "timeout":
         return "no answer in time", "an infinite loop, or a search far larger than needed"

@@ -292,7 +292,7 @@ class StudentProcess(PipeEnds):
             elif op == "raised":
                 outcome.status = "raised"
                 outcome.error = str(message.get("error", ""))[:2000]
-                outcome.traceback = str(message.get("traceback", ""))[:4000]
+                outcome.where = str(message.get("where", ""))[:400]
             else:
                 raise SandboxError("crashed", "the submission sent a message out of protocol")
         except SandboxError as error:

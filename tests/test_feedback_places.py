@@ -1,0 +1,82 @@
+"""A crash names its place: the student's function, cell, line number and the line itself, in the
+grader's feedback (from the sandbox) and in the notebook's checks (from the kernel)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from autograder.grading.grade import Settings, grade
+from autograder.grading.judge import Outcome, failure_text
+from autograder.grading.load import Submission, load
+from autograder.platforms import nbgrader_export
+from autograder.sandbox import Limits, build_import_view
+from games import TicTacToe
+
+CRASHES = """
+def minimax_value(game, state):
+    if game.is_terminal(state):
+        return game.utility(state)
+    values = []
+    for action in game.actions(state):
+        values.append(minimax_value(game, game.result(state, action)))
+    return max(values) if game.to_move(state) == "MAX" else max([])
+
+
+def minimax_decision(game, state):
+    return game.actions(state)[0]
+"""
+LINE = 'return max(values) if game.to_move(state) == "MAX" else max([])'
+
+
+@pytest.fixture(scope="module")
+def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_import_view(tmp_path_factory.mktemp("view"))
+
+
+def test_the_grader_names_the_students_cell_line_and_code_for_a_crash(
+    view: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "crash.py"
+    path.write_text(CRASHES, encoding="utf-8")
+    submission = Submission("crash", (path,))
+    settings = Settings(Limits(isolation="process"), view, rule_ids=("minimax_value",))
+    record = grade(submission, load(submission), settings)
+    hints = {v.hint for r in record.rules for g in r.groups for v in g.verdicts if not v.passed}
+    assert hints, "the crashing search must lose points"
+    place = f"the error happened in minimax_value (code cell 1, line 8): {LINE}"
+    assert place in hints
+
+
+def test_a_crash_deep_in_a_helper_names_the_helpers_line(view: Path, tmp_path: Path) -> None:
+    source = CRASHES.replace("max([])", "_helper()") + "\n\ndef _helper():\n    return 1 // 0\n"
+    path = tmp_path / "helper.py"
+    path.write_text(source, encoding="utf-8")
+    submission = Submission("helper", (path,))
+    settings = Settings(Limits(isolation="process"), view, rule_ids=("minimax_value",))
+    record = grade(submission, load(submission), settings)
+    hints = {v.hint for r in record.rules for g in r.groups for v in g.verdicts if not v.passed}
+    assert "the error happened in _helper (code cell 1, line 16): return 1 // 0" in hints
+
+
+def test_the_notebooks_checks_name_the_line_in_the_kernel(tmp_path: Path) -> None:
+    namespace: dict = {"__name__": "__main__"}
+    exec(nbgrader_export.grading_helpers_source(), namespace)
+    cell = tmp_path / "ipykernel_1" / "cell.py"  # a kernel's cells are files linecache reads
+    cell.parent.mkdir()
+    cell.write_text(textwrap.dedent(CRASHES), encoding="utf-8")
+    exec(compile(cell.read_text(), str(cell), "exec"), namespace)
+    game = TicTacToe()
+    outcome = namespace["call_function"](namespace["minimax_value"], game, "XOXOXO...")
+    assert outcome.status == "raised" and outcome.error.startswith("ValueError")
+    assert outcome.where == f"minimax_value (line 8 of its cell): {LINE}"
+
+
+def test_without_a_place_the_hint_stays_general() -> None:
+    got, hint = failure_text(Outcome("raised", error="ValueError: boom"))
+    assert got == "raised ValueError: boom"
+    assert hint == "the error happened inside your function"
+    got, hint = failure_text(Outcome("raised", error="ValueError: boom", where="f (x): y"))
+    assert hint == "the error happened in f (x): y"
