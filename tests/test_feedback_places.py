@@ -3,6 +3,7 @@ grader's feedback (from the sandbox) and in the notebook's checks (from the kern
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -80,3 +81,28 @@ def test_without_a_place_the_hint_stays_general() -> None:
     assert hint == "the error happened inside your function"
     got, hint = failure_text(Outcome("raised", error="ValueError: boom", where="f (x): y"))
     assert hint == "the error happened in f (x): y"
+
+
+UTILITY_TOO_EARLY = """
+def minimax_value(game, state):
+    return game.utility(state)
+
+
+def minimax_decision(game, state):
+    return game.actions(state)[0]
+"""
+
+
+def test_an_error_about_a_state_shows_the_position_not_the_graders_token(
+    view: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "early.py"
+    path.write_text(UTILITY_TOO_EARLY, encoding="utf-8")
+    submission = Submission("early", (path,))
+    settings = Settings(Limits(isolation="process"), view, rule_ids=("minimax_value",))
+    record = grade(submission, load(submission), settings)
+    got = [v.got for r in record.rules for g in r.groups for v in g.verdicts if not v.passed]
+    assert got and all("is not terminal" in text for text in got)
+    assert not [text for text in got if re.search(r"\d{6,}", text)], got
+    assert any("the node () (child indices from the root)" in text for text in got)
+    assert any(re.search(r"the position [XO.]{3}/[XO.]{3}/[XO.]{3} is not", t) for t in got)
