@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autograder.grading.grade import Settings, grade
-from autograder.grading.judge import Outcome, failure_text
+from autograder.grading.judge import Case, Outcome, failure_text, judge, number_text
 from autograder.grading.load import Submission, load
 from autograder.platforms import nbgrader_export
 from autograder.sandbox import Limits, build_import_view
@@ -106,3 +106,22 @@ def test_an_error_about_a_state_shows_the_position_not_the_graders_token(
     assert not [text for text in got if re.search(r"\d{6,}", text)], got
     assert any("the node () (child indices from the root)" in text for text in got)
     assert any(re.search(r"the position [XO.]{3}/[XO.]{3}/[XO.]{3} is not", t) for t in got)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (2.4000000000000004, "2.4"),
+        (0.1 + 0.2, "0.3"),
+        (1 / 3, "0.3333333333333333"),
+        (1e-15, "1e-15"),
+        (-7, "-7"),
+        ((2.4000000000000004, 1, 0.5), "(2.4, 1, 0.5)"),
+    ],
+)
+def test_an_expected_value_is_shown_without_float_noise(value, shown: str) -> None:
+    assert number_text(value) == shown
+    case = Case(1, "a chance node", value=value)
+    kind = "vector" if isinstance(value, tuple) else "value"
+    verdict = judge(kind, "f", case, Outcome("returned", "not a number"))
+    assert verdict.expected == shown

@@ -25,7 +25,14 @@ from dataclasses import replace
 from typing import Any
 
 import games
-from autograder.grading.judge import PRUNING_SLACK, Case, Outcome, judge, judge_pruning
+from autograder.grading.judge import (
+    PRUNING_SLACK,
+    Case,
+    Outcome,
+    judge,
+    judge_pruning,
+    number_text,
+)
 from autograder.grading.plain import plain
 from games import MAX, CountingGame
 
@@ -207,7 +214,7 @@ def self_check(function, game, state, args: tuple, case: Case, kind: str) -> Non
                 f"{case.name}: your {label} generated {outcome.states:,} states here, the "
                 f"reference {case.states:,}" + (f": {verdict.hint}" if SELF_CHECK_HINTS else "")
             )
-    shown = " or ".join(map(repr, case.optimal)) if decision else repr(case.value)
+    shown = " or ".join(map(repr, case.optimal)) if decision else number_text(case.value)
     extra = f" with {outcome.states:,} states" if kind == "pruning" else ""
     print(f"ok  {case.name}: {shown}{extra}")
 
