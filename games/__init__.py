@@ -18,7 +18,6 @@ if TYPE_CHECKING:  # what editors and type checkers see; at run time see __getat
     from games.connect_four import ConnectFour, ConnectFourState
     from games.counting import CountingGame, RecordingGame
     from games.drawing import (
-        backed_up_values,
         draw_tree,
         figure_to_data_uri,
         figure_to_svg,
@@ -35,7 +34,6 @@ _HOMES = {
     "games.connect_four": ("ConnectFour", "ConnectFourState"),
     "games.counting": ("CountingGame", "RecordingGame"),
     "games.drawing": (
-        "backed_up_values",
         "draw_tree",
         "figure_to_data_uri",
         "figure_to_svg",

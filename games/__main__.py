@@ -9,11 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from games.nim import Nim
-from games.play import DEFAULT_AGENT, load_agent, play, with_depth
+from games.play import DEFAULT_AGENT, AgentError, load_agent, play, with_depth, with_seconds
 from games.protocol import Game, State
 from games.tictactoe import TicTacToe
 
 DEPTH_LIMITED_AGENT = "solutions:depth_limited_decision"
+CONTEST_AGENT = "solutions:connect_four_agent"
 
 
 @dataclass(frozen=True)
@@ -52,9 +53,13 @@ when the game starts (default {DEFAULT_AGENT}). Try your own with
   python -m games play tictactoe --agent mymodule:my_decision
   python -m games play nim --agent path/to/mycode.py:my_decision
 With --depth N the agent is called as agent(game, state, N, evaluate) instead (default agent
-{DEPTH_LIMITED_AGENT}); evaluate is --evaluate module:function, or a function scoring every
-unfinished position 0, so that the agent sees only wins and losses within N plies.
-Connect Four is too large to search to the end: it uses --depth 4 unless told otherwise."""
+{DEPTH_LIMITED_AGENT}); evaluate is --evaluate module:function, else the game's own
+evaluation (Connect Four's game.evaluate), else a function scoring every unfinished position
+0, so that the agent sees only wins and losses within N plies. With --seconds S it is called as
+agent(game, state, S), as the contest calls connect_four_agent (default agent
+{CONTEST_AGENT}).
+Connect Four is too large to search to the end: your agent too is called with --depth 4
+unless you give --depth or --seconds."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,28 +76,42 @@ def main(argv: list[str] | None = None) -> int:
     player.add_argument("--agent", help=f'"module:function" (default {DEFAULT_AGENT})')
     player.add_argument("--first", choices=("human", "agent"), default="human")
     player.add_argument("--depth", type=int, help="search this many plies, then evaluate")
+    player.add_argument(
+        "--seconds",
+        type=float,
+        help="call the agent as agent(game, state, SECONDS): a contest agent",
+    )
     player.add_argument("--evaluate", help='"module:function" scoring a state for MAX')
     args = parser.parse_args(argv)
 
     choice = GAMES[args.game]
-    depth = args.depth if args.depth is not None or args.agent else choice.depth
+    seconds = args.seconds
+    depth = args.depth if args.depth is not None or seconds is not None else choice.depth
     try:
         game = choice.make()
-        if depth is None:
+        if seconds is not None:
+            agent = with_seconds(load_agent(args.agent or CONTEST_AGENT), seconds)
+        elif depth is None:
             agent = load_agent(args.agent or DEFAULT_AGENT)
         else:
             if depth < 1:
                 raise ValueError(f"--depth must be at least 1, not {depth}")
             decision = load_agent(args.agent or DEPTH_LIMITED_AGENT)
-            evaluate = load_agent(args.evaluate, "evaluation") if args.evaluate else _zero
-            agent = with_depth(decision, depth, evaluate)
+            evaluate = load_agent(args.evaluate, "evaluation") if args.evaluate else None
+            agent = with_depth(decision, depth, evaluate or getattr(game, "evaluate", _zero))
     except ValueError as error:
         print(f"python -m games play: {error}", file=sys.stderr)
         return 2
     print(choice.how_to_move)
-    if depth is not None:
+    if seconds is not None:
+        print(f"The agent has {seconds:g} s a move.")
+    elif depth is not None:
         print(f"The agent looks {depth} plies ahead.")
-    play(game, agent, first=args.first)
+    try:
+        play(game, agent, first=args.first)
+    except AgentError as error:
+        print(f"python -m games play: {error}", file=sys.stderr)
+        return 1
     return 0
 
 

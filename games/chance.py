@@ -267,8 +267,7 @@ class Pig(Game):
     ('CHANCE', [(1, Fraction(1, 6)), (2, Fraction(1, 6))])
 
     With the defaults (goal 6, a six-sided die, 3 turns: MAX, MIN, MAX) the complete tree has
-    9,664 nodes, root included, and the expectiminimax value of the initial state is
-    1979/3456 (about 0.57): a search takes a fraction of a second.
+    9,664 nodes, root included: a search takes a fraction of a second.
     """
 
     def __init__(self, goal: int = 6, sides: int = 6, turns: int = 3, first: str = MAX) -> None:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # matplotlib is imported only when a tree is drawn
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["backed_up_values", "draw_tree", "figure_to_data_uri", "figure_to_svg", "tree_svg"]
+__all__ = ["draw_tree", "figure_to_data_uri", "figure_to_svg", "tree_svg"]
 
 # Colours: (marker fill, marker edge, edge line and text colour) for each kind of node.
 VISITED = ("#bcd7ec", "#1f3b57", "#333333")
@@ -59,27 +59,6 @@ STYLE_NAMES = {
     ONLY_YOURS: "only-yours",
     ONLY_REFERENCE: "only-reference",
 }
-
-
-def backed_up_values(game: GameTree) -> dict[Path, float]:
-    """Return the minimax value of every node of an explicit tree, keyed by path.
-
-    >>> backed_up_values(GameTree([[3, 12, 8], [2, 4, 6], [14, 5, 2]]))[()]
-    3
-    """
-    tree = _explicit_tree(game)
-    values: dict[Path, float] = {}
-
-    def back_up(path: Path) -> float:
-        if tree.is_terminal(path):
-            values[path] = tree.utility(path)
-        else:
-            children = [back_up((*path, action)) for action in tree.actions(path)]
-            values[path] = max(children) if tree.to_move(path) == MAX else min(children)
-        return values[path]
-
-    back_up(())
-    return values
 
 
 @dataclass(frozen=True)
@@ -146,7 +125,7 @@ def draw_tree(
         visited: the paths (states) the search generated; the root always counts as visited.
             Nodes outside it are drawn pruned: hollow grey markers, dashed grey edges.
             `None` draws every node as visited.
-        values: path -> value, written inside the node (e.g. `backed_up_values(game)`).
+        values: path -> value, written inside the node (e.g. the minimax values).
             A leaf shows its utility unless `values` gives it another number.
         compare_visited: a second set of visited paths, e.g. the reference search's when
             drawing a student's: nodes only in `visited` are coloured "only yours", nodes only
@@ -161,6 +140,7 @@ def draw_tree(
 
     >>> from games import RecordingGame
     >>> from solutions.alphabeta import alphabeta_value
+    >>> from solutions.trees import backed_up_values
     >>> tree = GameTree([[3, 12, 8], [2, 4, 6], [14, 5, 2]])
     >>> recorder = RecordingGame(tree)
     >>> alphabeta_value(recorder, recorder.initial_state())

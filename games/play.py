@@ -7,6 +7,7 @@ import importlib
 import importlib.util
 import re
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,12 +24,19 @@ QUIT_WORDS = frozenset({"q", "quit", "exit"})
 __all__ = [
     "DEFAULT_AGENT",
     "Agent",
+    "AgentError",
     "PlayRecord",
     "load_agent",
     "parse_action",
     "play",
     "with_depth",
+    "with_seconds",
 ]
+
+
+class AgentError(ValueError):
+    """The agent raised, or gave something that is not a legal move: one line that says what
+    and where (the agent's own line of code when it raised)."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +151,15 @@ def with_depth(
     return agent
 
 
+def with_seconds(agent: Callable[..., Action], seconds: float) -> Agent:
+    """Turn a contest agent `agent(game, state, seconds)` into `agent(game, state)`."""
+
+    def timed_agent(game: Game, state: State) -> Action:
+        return agent(game, state, seconds)
+
+    return timed_agent
+
+
 def load_agent(spec: str, what: str = "agent") -> Callable[..., Any]:
     """Return the agent (or any function) named by "module:function", imported at run time.
 
@@ -180,6 +197,11 @@ def load_agent(spec: str, what: str = "agent") -> Callable[..., Any]:
         agent = getattr(agent, name, None)
     if not callable(agent):
         raise ValueError(f"{module_name!r} has no function {function_name!r} to use as the {what}")
+    if what == "agent" and function_name.endswith("_value"):
+        raise ValueError(
+            f"{function_name} returns a value, not an action: play against a decision "
+            f"function, e.g. {module_name}:{function_name.removesuffix('_value')}_decision"
+        )
     return agent
 
 
@@ -214,16 +236,38 @@ def _ask_human(
 
 def _timed(agent: Agent, game: Game, state: State) -> tuple[Action, float]:
     start = time.perf_counter()
-    action = agent(game, state)
+    try:
+        action = agent(game, state)
+    except Exception as error:  # the agent is the student's code: say what and where, once
+        raise AgentError(
+            f"the agent raised {type(error).__name__}: {error}{_place(error)}"
+        ) from None
     return action, time.perf_counter() - start
 
 
+def _place(error: BaseException) -> str:
+    """Where `error` happened in code outside this toolkit: " in f (file, line L): the line"."""
+    toolkit = str(Path(__file__).parent)
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        if frame.filename.startswith(toolkit) or not frame.lineno:
+            continue
+        line = f": {frame.line.strip()}" if frame.line else ""
+        return f" in {frame.name} ({Path(frame.filename).name}, line {frame.lineno}){line}"
+    return ""
+
+
 def _check_legal(action: Action, legal: list[Action], verb: str) -> None:
-    if action not in legal:
-        raise ValueError(
+    if not any(type(move) is type(action) and move == action for move in legal):
+        message = (
             f"the agent {verb} {action!r}, which is not a legal move here; "
             f"the legal moves are {_listing(legal)}"
         )
+        if type(action) in (int, float, bool):
+            message += (
+                "; a number that is not a move looks like a value, not an action: give a "
+                "decision function, which returns the action itself"
+            )
+        raise AgentError(message)
 
 
 def _verdict(utility: float, human: str) -> str:

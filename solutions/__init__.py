@@ -23,6 +23,7 @@ from solutions.strong import (
     ordered_alphabeta_value,
 )
 from solutions.tables import OPENING_BOOK, table_decision, tictactoe_table
+from solutions.trees import backed_up_values
 
 __all__ = [
     "OPENING_BOOK",
@@ -33,6 +34,7 @@ __all__ = [
     "alphabeta_nested",
     "alphabeta_tt_value",
     "alphabeta_value",
+    "backed_up_values",
     "connect_four_agent",
     "connect_four_evaluation",
     "connect_four_score",

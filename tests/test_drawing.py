@@ -26,13 +26,13 @@ from games.drawing import (  # noqa: E402
     STYLE_NAMES,
     VISITED,
     _style,
-    backed_up_values,
     draw_tree,
     figure_to_data_uri,
     figure_to_svg,
     tree_svg,
 )
 from solutions.alphabeta import alphabeta_value  # noqa: E402
+from solutions.trees import backed_up_values  # noqa: E402
 
 CLASSIC = [[3, 12, 8], [2, 4, 6], [14, 5, 2]]
 UNEVEN = [1, [2, [3, 4]], [[5, 6], 7]]
@@ -513,7 +513,8 @@ def test_the_style_names_cover_every_style() -> None:
 def test_drawing_a_tree_as_svg_does_not_import_matplotlib() -> None:
     code = (
         "import sys\n"
-        "from games import GameTree, backed_up_values, tree_svg\n"
+        "from games import GameTree, tree_svg\n"
+        "from solutions.trees import backed_up_values\n"
         "tree = GameTree([[3, 12, 8], [2, 4, 6], [14, 5, 2]])\n"
         "svg = tree_svg(tree, {(0,)}, backed_up_values(tree), {(1,)}, title='t')\n"
         "assert svg.count('class=\"node ') == 13\n"

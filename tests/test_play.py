@@ -210,3 +210,87 @@ def test_command_line_connect_four_searches_a_few_plies(monkeypatch, capsys) -> 
     assert "looks 4 plies ahead" in out
     assert "9 is not a legal move here. Legal moves: 1, 2, 3, 4, 5, 6, 7" in out
     assert MAX in out
+
+
+STUDENT_AGENTS = """
+def crashing_decision(game, state):
+    values = []
+    return max(values)
+
+
+def minimax_value(game, state):
+    return 0
+
+
+def float_decision(game, state):
+    return 0.0
+
+
+def depth_limited_decision(game, state, depth, evaluate):
+    print(f"called with depth {depth}, evaluation {evaluate(state)!r}")
+    return game.actions(state)[0]
+
+
+def connect_four_agent(game, state, seconds):
+    print(f"called with {seconds!r} seconds")
+    return game.actions(state)[0]
+"""
+
+
+@pytest.fixture
+def student_file(tmp_path: Path) -> Path:
+    path = tmp_path / "mycode.py"
+    path.write_text(STUDENT_AGENTS, encoding="utf-8")
+    return path
+
+
+def test_an_agent_that_raises_is_one_line_with_its_own_line_of_code(
+    student_file: Path, monkeypatch, capsys
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert main(["play", "tictactoe", "--agent", f"{student_file}:crashing_decision"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip().count("\n") == 0 and "Traceback" not in err
+    expected = "ValueError: max() arg is an empty sequence in crashing_decision (mycode.py, line"
+    assert expected in err and ": return max(values)" in err
+
+
+def test_a_value_function_is_refused_as_an_agent(student_file: Path, capsys) -> None:
+    assert main(["play", "tictactoe", "--agent", f"{student_file}:minimax_value"]) == 2
+    err = capsys.readouterr().err
+    assert "minimax_value returns a value, not an action" in err
+    assert "minimax_decision" in err
+
+
+def test_a_number_that_is_no_move_is_never_played_as_a_square(
+    student_file: Path, monkeypatch, capsys
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert main(["play", "tictactoe", "--agent", f"{student_file}:float_decision"]) == 1
+    err = capsys.readouterr().err
+    assert "recommended 0.0, which is not a legal move here" in err
+    assert "looks like a value, not an action" in err
+
+
+def test_your_own_connect_four_agent_keeps_the_default_depth_and_the_games_evaluation(
+    student_file: Path, monkeypatch, capsys
+) -> None:
+    pytest.importorskip("games.connect_four")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    spec = f"{student_file}:depth_limited_decision"
+    assert main(["play", "connect4", "--agent", spec, "--first", "agent"]) == 0
+    out = capsys.readouterr().out
+    assert "looks 4 plies ahead" in out
+    assert "called with depth 4, evaluation 0.0" in out  # ConnectFour.evaluate, not a zero
+
+
+def test_a_contest_agent_is_called_with_its_seconds(
+    student_file: Path, monkeypatch, capsys
+) -> None:
+    pytest.importorskip("games.connect_four")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    spec = f"{student_file}:connect_four_agent"
+    assert main(["play", "connect4", "--agent", spec, "--seconds", "0.5", "--first", "agent"]) == 0
+    out = capsys.readouterr().out
+    assert "The agent has 0.5 s a move." in out and "agent plays 1" in out
+    assert "called with 0.5 seconds" in out

@@ -20,7 +20,8 @@ from autograder.grading.records import GradeRecord, GroupResult, RuleResult
 from autograder.grading.rules import PLAYED_RULE_IDS, RULE_IDS, Group, Rule, rules, selected_rules
 from autograder.reports import feedback_page
 from autograder.sandbox import CallOutcome, Limits, StudentProcess
-from games import GameTree, backed_up_values, tree_svg
+from games import GameTree, tree_svg
+from solutions.trees import backed_up_values
 
 MAX_RESTARTS = 5
 

@@ -66,12 +66,15 @@ class Case:
 @dataclass(frozen=True)
 class Outcome:
     """What one call returned: `status` is "returned", "raised", "timeout", "overrun",
-    "crashed" or "skipped"; `value` is plain (see `plain`); `states` were generated."""
+    "crashed" or "skipped"; `value` is plain (see `plain`); `states` were generated; a call
+    that raised says `where` in the student's code ("function (code cell 3, line 7): the
+    line"), when a frame of it was the student's."""
 
     status: str
     value: Any = None
     error: str = ""
     states: int = 0
+    where: str = ""
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,8 @@ def failure_text(outcome: Outcome) -> tuple[str, str]:
     if outcome.status == "raised":
         if outcome.error.startswith("NotImplementedError"):
             return "not implemented (raises NotImplementedError)", "write the function body"
+        if outcome.where:
+            return f"raised {outcome.error[:SHOWN]}", f"the error happened in {outcome.where}"
         return f"raised {outcome.error[:SHOWN]}", "the error happened inside your function"
     if outcome.status == "timeout":
         return "no answer in time", "an infinite loop, or a search far larger than needed"
@@ -159,7 +164,8 @@ def decision_hint(case: Case, chosen: Any) -> str:
     """
     values = dict(zip(case.legal, case.child_values, strict=True))
     pick, worst_of = (max, min) if case.to_move == "MAX" else (min, max)
-    hint = f"that action is worth {values[chosen]!r}, the best is worth {pick(values.values())!r}"
+    worth, best = number_text(values[chosen]), number_text(pick(values.values()))
+    hint = f"that action is worth {worth}, the best is worth {best}"
     known = dict(case.decision_hints).get(chosen)
     if known:
         return f"{hint}; {known}"
@@ -200,6 +206,18 @@ def not_an_action_hint(case: Case, returned: Any) -> str:
 # -- judging ---------------------------------------------------------------------------------
 
 
+def number_text(value: Any) -> str:
+    """An expected value as a student reads it: a float's rounding noise from summing
+    probabilities left out (2.4, not 2.4000000000000004); a tuple's numbers each so."""
+    if isinstance(value, tuple):
+        inner = ", ".join(number_text(item) for item in value)
+        return f"({inner}{',' if len(value) == 1 else ''})"
+    if type(value) is not float or not math.isfinite(value):
+        return repr(value)
+    short = round(value, 10)
+    return repr(short) if abs(short - value) <= 1e-12 * abs(value) else repr(value)
+
+
 def expected_text(kind: str, case: Case, decision: bool, slack: float = PRUNING_SLACK) -> str:
     """What the reference expects, in words."""
     if kind == "pruning":
@@ -211,8 +229,9 @@ def expected_text(kind: str, case: Case, decision: bool, slack: float = PRUNING_
     if decision:
         values = dict(zip(case.legal, case.child_values, strict=True))
         described = " or ".join(repr(a) for a in case.optimal)
-        return f"{described} (values of the actions: {values})"
-    return repr(case.value)
+        shown = ", ".join(f"{action!r}: {number_text(value)}" for action, value in values.items())
+        return f"{described} (values of the actions: {{{shown}}})"
+    return number_text(case.value)
 
 
 def judge_value(case: Case, outcome: Outcome) -> Verdict:
@@ -239,7 +258,7 @@ def judge_value(case: Case, outcome: Outcome) -> Verdict:
 def judge_vector(case: Case, outcome: Outcome) -> Verdict:
     """A max-n value: a tuple (or list) with one number per player, each equal to the
     reference's."""
-    expected = repr(case.value)
+    expected = number_text(case.value)
     if outcome.status != "returned":
         got, hint = failure_text(outcome)
         return Verdict(case.name, False, expected, got, hint)

@@ -17,11 +17,22 @@ call, as here, but draws new tokens for every call).
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
+import traceback
 from dataclasses import replace
 from typing import Any
 
-from autograder.grading.judge import PRUNING_SLACK, Case, Outcome, judge, judge_pruning
+import games
+from autograder.grading.judge import (
+    PRUNING_SLACK,
+    Case,
+    Outcome,
+    judge,
+    judge_pruning,
+    number_text,
+)
 from autograder.grading.plain import plain
 from games import MAX, CountingGame
 
@@ -58,7 +69,7 @@ def call_function(function, game, state, args: tuple = (), timeout: float | None
     """Call `function(game, state, *args)` with `game` wrapped in a `CountingGame`; return the
     `Outcome`, its value made `plain`."""
     counted = CountingGame(game)
-    status, value, error = "raised", None, ""
+    status, value, error, place = "raised", None, "", ""
     alarm = _start_alarm(timeout)
     try:
         value, status = plain(function(counted, state, *args)), "returned"
@@ -68,9 +79,30 @@ def call_function(function, game, state, args: tuple = (), timeout: float | None
         raise
     except BaseException as exception:  # noqa: BLE001 - SystemExit in student code fails too
         error = f"{type(exception).__name__}: {exception}"[:2000]
+        place = where(exception)
     finally:
         _stop_alarm(alarm)
-    return Outcome(status, value, error, counted.states_generated)
+    return Outcome(status, value, error, counted.states_generated, place)
+
+
+_NOT_STUDENT_CODE = (
+    os.path.dirname(games.__file__),
+    sys.prefix,
+    sys.base_prefix,
+)
+
+
+def where(exception: BaseException) -> str:
+    """Where in the student's code `exception` happened: the innermost frame that is neither
+    this cell's nor the toolkit's nor an installed library's, as "function (line L of its
+    cell): the line", or "" if there is none."""
+    frames = traceback.extract_tb(exception.__traceback__)[1:]  # the first is call_function's
+    for frame in reversed(frames):
+        if frame.filename.startswith(_NOT_STUDENT_CODE) or not frame.lineno:
+            continue
+        place = f"{frame.name} (line {frame.lineno} of its cell)"
+        return f"{place}: {frame.line.strip()[:200]}" if frame.line else place
+    return ""
 
 
 def _start_alarm(timeout: float | None):
@@ -182,7 +214,7 @@ def self_check(function, game, state, args: tuple, case: Case, kind: str) -> Non
                 f"{case.name}: your {label} generated {outcome.states:,} states here, the "
                 f"reference {case.states:,}" + (f": {verdict.hint}" if SELF_CHECK_HINTS else "")
             )
-    shown = " or ".join(map(repr, case.optimal)) if decision else repr(case.value)
+    shown = " or ".join(map(repr, case.optimal)) if decision else number_text(case.value)
     extra = f" with {outcome.states:,} states" if kind == "pruning" else ""
     print(f"ok  {case.name}: {shown}{extra}")
 

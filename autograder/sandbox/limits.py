@@ -31,7 +31,9 @@ class CallOutcome:
     status: str  # "returned", "raised", "timeout", "overrun", "crashed", "skipped"
     value: Any = None
     error: str = ""
-    traceback: str = ""
+    where: str = (
+        ""  # a raised call: where in the student's code, "function (code cell N, line L): the line"
+    )
     states_generated: int = 0
     generated: list = field(default_factory=list)
     seconds: float = 0.0

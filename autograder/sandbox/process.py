@@ -40,6 +40,7 @@ from autograder.sandbox.wire import (
     _info,
     _json_message,
     _random_tokens,
+    positions_named,
 )
 from autograder.sandbox.zygote_client import Zygote
 from games.protocol import Game
@@ -308,8 +309,9 @@ class StudentProcess(PipeEnds):
                     outcome.value = {"state": "returned"}  # a token: a state, not an action
             elif op == "raised":
                 outcome.status = "raised"
-                outcome.error = str(message.get("error", ""))[:2000]
-                outcome.traceback = str(message.get("traceback", ""))[:4000]
+                error = str(message.get("error", ""))[:2000]
+                outcome.error = positions_named(error, served, game)
+                outcome.where = str(message.get("where", ""))[:400]
             else:
                 raise SandboxError("crashed", "the submission sent a message out of protocol")
         except SandboxError as error:

@@ -11,7 +11,8 @@ request or JSON, the only things the grader parses:
     grader -> runner   {"op": "call", "function": name, "root": token, "info": (...), "args": [...]}
     runner -> grader   b"r" + token + action index                          (while searching)
     grader -> runner   b"c" + token + info  or  b"m" + "why the request was refused"
-    runner -> grader   {"op": "return", "value": plain}  or  {"op": "raised", "error": text}
+    runner -> grader   {"op": "return", "value": plain}  or
+                       {"op": "raised", "error": text, "where": the student's line}
 
 `info` is (to_move, actions, is_terminal, utility, evaluation, probabilities, utilities): the
 last two only at a chance node and at the end of a game of several players. A search makes
@@ -240,10 +241,32 @@ def _student_input(prompt: str = "") -> str:
     return ""
 
 
+SOURCES: dict = {}
+"""Each code cell's source by the file name its code was compiled with (`<cell N>`)."""
+
+
+def where(error: BaseException) -> str:
+    """Where in the student's code `error` happened: the innermost frame of a code cell, as
+    "function (code cell N, line L): the line", or "" if no frame is the student's."""
+    import traceback  # only when needed: every graded submission starts this process
+
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        source = SOURCES.get(frame.filename)
+        if source is None or not frame.lineno:
+            continue
+        lines = source.splitlines()
+        text = lines[frame.lineno - 1].strip() if frame.lineno <= len(lines) else ""
+        cell = frame.filename.strip("<>")
+        place = f"{frame.name} ({cell.replace('cell', 'code cell')}, line {frame.lineno})"
+        return f"{place}: {text[:200]}" if text else place
+    return ""
+
+
 def load(cells: list, namespace: dict) -> list:
     """Execute each cell in order; a failing cell is reported and the rest still run."""
     errors = []
     for index, source in cells:
+        SOURCES[f"<cell {index}>"] = source
         try:
             code = compile(source, f"<cell {index}>", "exec")
         except SyntaxError as error:
@@ -284,10 +307,7 @@ def main() -> None:
             value = namespace[message["function"]](game, game.initial_state(), *args)
             channel.send({"op": "return", "value": plain(value)})
         except BaseException as error:  # noqa: BLE001 - report everything, keep serving
-            import traceback
-
-            frames = traceback.format_exception(error)[-6:]
-            channel.send({"op": "raised", "error": _describe(error), "traceback": "".join(frames)})
+            channel.send({"op": "raised", "error": _describe(error), "where": where(error)})
 
 
 if __name__ == "__main__":

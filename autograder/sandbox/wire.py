@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 import marshal
 import os
+import re
 import struct
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
 from autograder.sandbox.limits import SandboxError
-from games.multiplayer import MultiplayerGame
+from games.chance import ChanceTree
+from games.multiplayer import MultiplayerGame, MultiplayerTree
 from games.protocol import CHANCE, Game
+from games.tree import GameTree
 
 MAX_MESSAGE = 1 << 20
 
@@ -102,6 +105,31 @@ def _random_tokens() -> Iterator[int]:
     """
     while True:
         yield from _TOKEN_BATCH.unpack(os.urandom(_TOKEN_BATCH.size))
+
+
+_TOKEN_TEXT = re.compile(r"\b\d{6,20}\b")
+
+
+def positions_named(text: str, served: dict[int, tuple[Any, list]], game: Game) -> str:
+    """`text` (what the student's code raised) with each token of this call replaced by the
+    position it stands for: a student reads positions, never the grader's tokens."""
+
+    def position(match: re.Match) -> str:
+        entry = served.get(int(match.group(0)))
+        return match.group(0) if entry is None else position_text(game, entry[0])
+
+    return _TOKEN_TEXT.sub(position, text)
+
+
+def position_text(game: Game, state: Any) -> str:
+    """A position in one line: a tree's node by its path, a board's rows joined by "/"."""
+    if isinstance(game, GameTree | ChanceTree | MultiplayerTree):
+        return f"the node {state!r} (child indices from the root)"
+    try:
+        rows = [row for row in game.display(state).splitlines() if row.strip()]
+    except Exception:  # noqa: BLE001 - a picture, not a reason to fail the report
+        rows = [repr(state)]
+    return f"the position {'/'.join(rows)}"
 
 
 def _json_message(payload: bytes) -> dict:

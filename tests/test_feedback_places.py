@@ -1,0 +1,127 @@
+"""A crash names its place: the student's function, cell, line number and the line itself, in the
+grader's feedback (from the sandbox) and in the notebook's checks (from the kernel)."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from autograder.grading.grade import Settings, grade
+from autograder.grading.judge import Case, Outcome, failure_text, judge, number_text
+from autograder.grading.load import Submission, load
+from autograder.platforms import nbgrader_export
+from autograder.sandbox import Limits, build_import_view
+from games import TicTacToe
+
+CRASHES = """
+def minimax_value(game, state):
+    if game.is_terminal(state):
+        return game.utility(state)
+    values = []
+    for action in game.actions(state):
+        values.append(minimax_value(game, game.result(state, action)))
+    return max(values) if game.to_move(state) == "MAX" else max([])
+
+
+def minimax_decision(game, state):
+    return game.actions(state)[0]
+"""
+LINE = 'return max(values) if game.to_move(state) == "MAX" else max([])'
+
+
+@pytest.fixture(scope="module")
+def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_import_view(tmp_path_factory.mktemp("view"))
+
+
+def test_the_grader_names_the_students_cell_line_and_code_for_a_crash(
+    view: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "crash.py"
+    path.write_text(CRASHES, encoding="utf-8")
+    submission = Submission("crash", (path,))
+    settings = Settings(Limits(isolation="process"), view, rule_ids=("minimax_value",))
+    record = grade(submission, load(submission), settings)
+    hints = {v.hint for r in record.rules for g in r.groups for v in g.verdicts if not v.passed}
+    assert hints, "the crashing search must lose points"
+    place = f"the error happened in minimax_value (code cell 1, line 8): {LINE}"
+    assert place in hints
+
+
+def test_a_crash_deep_in_a_helper_names_the_helpers_line(view: Path, tmp_path: Path) -> None:
+    source = CRASHES.replace("max([])", "_helper()") + "\n\ndef _helper():\n    return 1 // 0\n"
+    path = tmp_path / "helper.py"
+    path.write_text(source, encoding="utf-8")
+    submission = Submission("helper", (path,))
+    settings = Settings(Limits(isolation="process"), view, rule_ids=("minimax_value",))
+    record = grade(submission, load(submission), settings)
+    hints = {v.hint for r in record.rules for g in r.groups for v in g.verdicts if not v.passed}
+    assert "the error happened in _helper (code cell 1, line 16): return 1 // 0" in hints
+
+
+def test_the_notebooks_checks_name_the_line_in_the_kernel(tmp_path: Path) -> None:
+    namespace: dict = {"__name__": "__main__"}
+    exec(nbgrader_export.grading_helpers_source(), namespace)
+    cell = tmp_path / "ipykernel_1" / "cell.py"  # a kernel's cells are files linecache reads
+    cell.parent.mkdir()
+    cell.write_text(textwrap.dedent(CRASHES), encoding="utf-8")
+    exec(compile(cell.read_text(), str(cell), "exec"), namespace)
+    game = TicTacToe()
+    outcome = namespace["call_function"](namespace["minimax_value"], game, "XOXOXO...")
+    assert outcome.status == "raised" and outcome.error.startswith("ValueError")
+    assert outcome.where == f"minimax_value (line 8 of its cell): {LINE}"
+
+
+def test_without_a_place_the_hint_stays_general() -> None:
+    got, hint = failure_text(Outcome("raised", error="ValueError: boom"))
+    assert got == "raised ValueError: boom"
+    assert hint == "the error happened inside your function"
+    got, hint = failure_text(Outcome("raised", error="ValueError: boom", where="f (x): y"))
+    assert hint == "the error happened in f (x): y"
+
+
+UTILITY_TOO_EARLY = """
+def minimax_value(game, state):
+    return game.utility(state)
+
+
+def minimax_decision(game, state):
+    return game.actions(state)[0]
+"""
+
+
+def test_an_error_about_a_state_shows_the_position_not_the_graders_token(
+    view: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "early.py"
+    path.write_text(UTILITY_TOO_EARLY, encoding="utf-8")
+    submission = Submission("early", (path,))
+    settings = Settings(Limits(isolation="process"), view, rule_ids=("minimax_value",))
+    record = grade(submission, load(submission), settings)
+    got = [v.got for r in record.rules for g in r.groups for v in g.verdicts if not v.passed]
+    assert got and all("is not terminal" in text for text in got)
+    assert not [text for text in got if re.search(r"\d{6,}", text)], got
+    assert any("the node () (child indices from the root)" in text for text in got)
+    assert any(re.search(r"the position [XO.]{3}/[XO.]{3}/[XO.]{3} is not", t) for t in got)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (2.4000000000000004, "2.4"),
+        (0.1 + 0.2, "0.3"),
+        (1 / 3, "0.3333333333333333"),
+        (1e-15, "1e-15"),
+        (-7, "-7"),
+        ((2.4000000000000004, 1, 0.5), "(2.4, 1, 0.5)"),
+    ],
+)
+def test_an_expected_value_is_shown_without_float_noise(value, shown: str) -> None:
+    assert number_text(value) == shown
+    case = Case(1, "a chance node", value=value)
+    kind = "vector" if isinstance(value, tuple) else "value"
+    verdict = judge(kind, "f", case, Outcome("returned", "not a number"))
+    assert verdict.expected == shown
