@@ -76,11 +76,10 @@ class StudentProcess(PipeEnds):
         to_child_read, to_child_write = os.pipe()
         from_child_read, from_child_write = os.pipe()
         if self._output is None:  # kept until close(): a restarted process prints after it
-            # A file without a name (O_TMPFILE, or unlinked at once), in the grader's scratch
-            # folder: the working folder may be the submission's own, and the grader never opens
-            # anything there by name (a link in place of the file would make root read or
-            # append to whatever it points at). The child's stdout and stderr are this
-            # descriptor; `output` reads it back through the same one.
+            # A file without a name, in the grader's scratch folder: the grader never opens a
+            # name in the working folder, which may be the submission's (a link there would make
+            # root read or append to what it points at). The child prints to this descriptor;
+            # `output` reads it back through the same one.
             scratch = self.view.parent
             self._output = tempfile.TemporaryFile(dir=scratch)  # noqa: SIM115 - closed in close()
         output = self._output
