@@ -58,7 +58,8 @@ def discover(
     is read as one submission), or an LMS download: Canvas's `submissions.zip` or its folder
     (`name_userid_submissionid_file.ipynb`) and Moodle's per-student folders
     (`Name_id_assignsubmission_file_/`), where the student id is the LMS's id. A zip is
-    unpacked into `unpack` (regular notebooks only, see `downloads.extract`). Suffixes count in any
+    unpacked into `unpack` (regular notebooks only; a member that cannot be unpacked is skipped
+    with the reason, see `downloads.extract`). Suffixes count in any
     case (`.IPYNB`). Only regular files are submissions: a symbolic link, FIFO, socket or device
     with a notebook's name becomes a submission with a `problem` (the student's row says why it
     earned nothing), and links to folders are never followed. Other files are listed as
@@ -75,10 +76,13 @@ def discover(
                 skipped.append((path, "a zip file: unpack it, or grade it from the command line"))
                 continue
             try:
-                downloads.extract(path, unpack / f"zip-{number}", MAX_BYTES, 50 * MAX_BYTES)
+                unpacked = downloads.extract(
+                    path, unpack / f"zip-{number}", MAX_BYTES, 50 * MAX_BYTES
+                )
             except downloads.LmsError as error:
                 skipped.append((path, str(error)))
                 continue
+            skipped += [(Path(f"{path}/{member}"), why) for member, why in unpacked.skipped]
             _add_class_folder(unpack / f"zip-{number}", found, problems, skipped)
         elif not path.is_dir():
             _add_file(path, path.stem, found, problems, skipped)

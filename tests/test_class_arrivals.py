@@ -1,0 +1,160 @@
+"""How a class arrives (Canvas, Moodle, zips of them), struck where a student can reach: each
+hole beside an honest student, who keeps full marks, while the attack gains nothing, the class
+finishes and nothing is left behind.
+
+Issue 25: one bad zip member stopped the class (5).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import struct
+import tempfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder.cli import main
+from autograder.grading import downloads
+from autograder.grading.reference import reference_source
+
+FULL = reference_source()  # every graded function, right
+EMPTY = "pass\n"  # defines nothing: graded in well under a second
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def _grade(capsys, *paths: Path, out: Path, quiet: bool = False) -> tuple[dict[str, dict], str]:
+    """Grade like an instructor (Assignment 1's rules, so 25 is full marks): the rows of
+    grades.csv by student, and what the terminal showed. Nothing of the run may stay behind."""
+    argv = ["grade", *map(str, paths), "--out", str(out), "--assignment", "minimax"]
+    assert main([*argv, "--workers", "1", *(["--quiet"] if quiet else [])]) == 0
+    with open(out / "grades.csv", newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    left = list(Path(tempfile.gettempdir()).glob(f"autograder-run-{os.getpid()}-*"))
+    assert left == [], f"left behind: {left}"
+    return rows, " ".join(capsys.readouterr().out.split())  # as one line: rich wraps at 140
+
+
+# -- 5: one bad zip member is that member's skipped line; the rest of the class is graded ----
+
+
+def _member_offsets(data: bytes, name: str) -> tuple[int, int]:
+    """Where the local header and the central directory entry of member `name` start."""
+    local = zipfile.ZipFile(io.BytesIO(data)).getinfo(name).header_offset
+    central = data.find(b"PK\x01\x02")
+    while data[central + 46 : central + 46 + len(name)] != name.encode():
+        central = data.find(b"PK\x01\x02", central + 4)
+    return local, central
+
+
+def _broken(data: bytes, name: str, hole: str) -> bytes:
+    """The zip `data` with member `name` broken as `hole` says, by patching its bytes."""
+    patched = bytearray(data)
+    local, central = _member_offsets(data, name)
+    if hole == "bad CRC":
+        patched[local + 30 + len(name)] ^= 0xFF  # the first byte of the stored data
+    elif hole == "sizes that lie":
+        for where in (central + 20, central + 24, local + 18, local + 22):
+            patched[where : where + 4] = struct.pack("<I", 4)  # says 4 bytes, holds more
+    elif hole == "sizes that lie (more)":
+        for where in (central + 20, central + 24):
+            size = struct.unpack("<I", patched[where : where + 4])[0]
+            patched[where : where + 4] = struct.pack("<I", size + 400)
+    elif hole == "encrypted":
+        patched[local + 6] |= 1
+        patched[central + 8] |= 1
+    elif hole == "unknown method":
+        patched[local + 8 : local + 10] = struct.pack("<H", 99)
+        patched[central + 10 : central + 12] = struct.pack("<H", 99)
+    return bytes(patched)
+
+
+HOLES = {
+    "bad CRC": "damaged (BadZipFile: Bad CRC-32",
+    "sizes that lie": "damaged (BadZipFile: Bad CRC-32",
+    "sizes that lie (more)": "damaged",
+    "encrypted": "encrypted: the grader has no password",
+    "unknown method": "compressed by a method Python cannot read (method 99)",
+}
+
+
+def _zip(members: dict[str, str], path: Path) -> Path:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as bundle:
+        for name, text in members.items():
+            bundle.writestr(name, text)
+    path.write_bytes(buffer.getvalue())
+    return path
+
+
+@pytest.mark.parametrize("hole", sorted(HOLES))
+def test_a_broken_member_is_skipped_with_why_and_the_others_unpacked(tmp_path, hole) -> None:
+    members = {"ann_1_1_minimax.py": FULL, "eve_2_2_minimax.py": EMPTY * 50, "zed_3_3_a.py": FULL}
+    archive = _zip(members, tmp_path / "submissions.zip")
+    archive.write_bytes(_broken(archive.read_bytes(), "eve_2_2_minimax.py", hole))
+    into = tmp_path / "into"
+    unpacked = downloads.extract(archive, into, max_file_bytes=10**6, max_total_bytes=10**7)
+    assert unpacked.files == (into / "ann_1_1_minimax.py", into / "zed_3_3_a.py")
+    ((member, why),) = unpacked.skipped
+    assert member == "eve_2_2_minimax.py" and why.startswith(HOLES[hole])
+    assert sorted(path.name for path in into.iterdir()) == ["ann_1_1_minimax.py", "zed_3_3_a.py"]
+
+
+@pytest.mark.parametrize("order", [("x.py", "x.py/y.py"), ("x.py/y.py", "x.py")])
+def test_a_file_and_a_folder_of_one_name_in_a_zip_do_not_stop_it(tmp_path, order) -> None:
+    archive = _zip({order[0]: EMPTY, order[1]: EMPTY, "ann_1_1_a.py": FULL}, tmp_path / "c.zip")
+    unpacked = downloads.extract(archive, tmp_path / "into", 10**6, 10**7)
+    assert unpacked.skipped == ((order[1], "its path clashes with another member's (a file and "
+                                 "a folder of one name)"),)  # fmt: skip
+    assert len(unpacked.files) == 2
+
+
+def test_a_zip_past_its_total_cap_keeps_what_came_before(tmp_path) -> None:
+    archive = _zip({f"s{n}_{n}_1_a.py": "x" * 400 for n in range(5)}, tmp_path / "big.zip")
+    unpacked = downloads.extract(archive, tmp_path / "into", 1000, 1000)
+    assert len(unpacked.files) == 2
+    assert unpacked.skipped == (("s2_2_1_a.py", "not unpacked, nor the 2 notebook(s) after it: "
+                                 "big.zip unpacks to more than 1,000 bytes"),)  # fmt: skip
+
+
+def test_a_class_zip_with_every_broken_member_still_grades_the_rest(tmp_path, capsys) -> None:
+    members = {"ann_1001_1_minimax.py": FULL, "x.py": EMPTY, "x.py/y.py": EMPTY}
+    members |= {f"eve{n}_{2000 + n}_1_minimax.py": FULL for n in range(len(HOLES))}
+    archive = _zip(members, tmp_path / "submissions.zip")
+    data = archive.read_bytes()
+    for number, hole in enumerate(sorted(HOLES)):
+        data = _broken(data, f"eve{number}_{2000 + number}_1_minimax.py", hole)
+    archive.write_bytes(data)
+    other = _write(tmp_path / "bob.py", FULL)  # another path of the same run
+    rows, shown = _grade(capsys, archive, other, out=tmp_path / "out")
+    assert set(rows) == {"1001", "bob", "x"}  # x.py was unpacked first; x.py/y.py clashed
+    assert rows["1001"]["score"] == rows["bob"]["score"] == "25"
+    for number, hole in enumerate(sorted(HOLES)):
+        assert f"eve{number}_{2000 + number}_1_minimax.py: {HOLES[hole]}" in shown
+    assert "x.py/y.py: its path clashes" in shown
+
+
+def test_a_file_that_is_no_zip_is_one_skipped_line_beside_the_class(tmp_path, capsys) -> None:
+    broken = tmp_path / "submissions.zip"
+    broken.write_bytes(b"PK\x03\x04 not really a zip")
+    rows, shown = _grade(capsys, broken, _write(tmp_path / "bob.py", FULL), out=tmp_path / "out")
+    assert set(rows) == {"bob"} and rows["bob"]["score"] == "25"
+    assert "submissions.zip is not a zip file that can be read" in shown
+
+
+def test_the_similarity_command_reads_a_broken_zip_as_grade_does(tmp_path, capsys) -> None:
+    archive = _zip({"ann_1_1_a.py": FULL, "eve_2_2_a.py": FULL, "x.py": EMPTY, "x.py/y.py": EMPTY},
+                   tmp_path / "submissions.zip")  # fmt: skip
+    archive.write_bytes(_broken(archive.read_bytes(), "eve_2_2_a.py", "bad CRC"))
+    other = _write(tmp_path / "bob.py", FULL)
+    assert main(["similarity", str(archive), str(other), "--out", str(tmp_path / "out")]) == 0
+    assert "1 ~ bob" in " ".join(capsys.readouterr().out.split())
+    assert list(Path(tempfile.gettempdir()).glob(f"autograder-run-{os.getpid()}-*")) == []
