@@ -2,7 +2,7 @@
 hole beside an honest student, who keeps full marks, while the attack gains nothing, the class
 finishes and nothing is left behind.
 
-Issue 25: one bad zip member stopped the class (5).
+Issue 25: a second file was decided silently (3), one bad zip member stopped the class (5).
 """
 
 from __future__ import annotations
@@ -18,11 +18,14 @@ from pathlib import Path
 import pytest
 
 from autograder.cli import main
-from autograder.grading import downloads
+from autograder.grading import choice, downloads
+from autograder.grading.load import Submission, load
 from autograder.grading.reference import reference_source
+from autograder.grading.rules import FUNCTIONS
 
 FULL = reference_source()  # every graded function, right
 EMPTY = "pass\n"  # defines nothing: graded in well under a second
+MINIMAX = ("minimax_value", "minimax_decision")
 
 
 def _write(path: Path, text: str) -> Path:
@@ -41,6 +44,62 @@ def _grade(capsys, *paths: Path, out: Path, quiet: bool = False) -> tuple[dict[s
     left = list(Path(tempfile.gettempdir()).glob(f"autograder-run-{os.getpid()}-*"))
     assert left == [], f"left behind: {left}"
     return rows, " ".join(capsys.readouterr().out.split())  # as one line: rich wraps at 140
+
+
+# -- 3: several files for one student: the assignment's notebook, and every other one named ---
+
+
+def test_a_canvas_students_scratch_notebook_is_named_and_her_assignment_graded(
+    tmp_path: Path, capsys
+) -> None:
+    canvas = tmp_path / "canvas"
+    _write(canvas / "smithjane_4412_998877_Untitled.py", "x = 1\n")  # sorts first: 'U' < 'm'
+    _write(canvas / "smithjane_4412_998877_minimax.py", FULL)
+    _write(canvas / "doejohn_5510_998878_minimax.py", FULL)
+    out = tmp_path / "out"
+    rows, _ = _grade(capsys, canvas, out=out, quiet=True)
+    assert rows["4412"]["score"] == "25" and rows["5510"]["score"] == "25"
+    status = rows["4412"]["status"]
+    assert status.startswith("graded; also handed in, not graded: ")
+    assert "smithjane_4412_998877_Untitled.py (defines 0 of the 2 graded functions" in status
+    assert rows["5510"]["status"] == "graded"
+    assert "smithjane_4412_998877_Untitled.py" in (out / "class.html").read_text()
+    assert "smithjane_4412_998877_Untitled.py" in (out / "4412" / "feedback.html").read_text()
+
+
+def test_the_file_that_defines_the_functions_wins_without_running_anything(tmp_path) -> None:
+    ran = tmp_path / "ran"
+    helper = _write(tmp_path / "a_helper.py", f"open({str(ran)!r}, 'w')\ndef minimax_value(): 1\n")
+    notebook = _write(
+        tmp_path / "b_minimax.py",
+        "def minimax_value(game, state):\n    return 0\n\n"
+        "if True:\n    def minimax_decision(game, state):\n        return None\n",
+    )
+    broken = _write(tmp_path / "c_broken.py", "def minimax_value(:\ndef minimax_decision(x):\n")
+    loaded = load(Submission("ann", (helper, notebook, broken), pick_one=True), functions=MINIMAX)
+    assert loaded.files == [notebook] and not ran.exists()
+    assert loaded.passed_over == [
+        "a_helper.py (defines 1 of the 2 graded functions; b_minimax.py, graded, defines 2)",
+        "c_broken.py (defines as many of the graded functions as b_minimax.py, graded as the "
+        "first by name)",
+    ]
+    assert loaded.digest and loaded.cells == [(1, notebook.read_text())]
+
+
+def test_a_file_that_cannot_be_read_is_never_chosen(tmp_path) -> None:
+    honest = _write(tmp_path / "b.py", "def minimax_value(game, state): return 0\n")
+    (tmp_path / "a.py").symlink_to(honest)
+    loaded = load(Submission("ann", (tmp_path / "a.py", honest), pick_one=True))
+    assert loaded.files == [honest] and not loaded.error
+    assert loaded.passed_over == ["a.py (a.py is a symbolic link: only regular files are graded)"]
+
+
+def test_a_status_names_a_few_files_and_counts_the_rest() -> None:
+    lines = [f"f{n}.py (why)" for n in range(8)]
+    assert choice.status_note(lines).endswith("f4.py (why); and 3 more")
+    assert (
+        choice.defined_functions(["class A:\n    def minimax_value(self): 0\n"], FUNCTIONS) == set()
+    )
 
 
 # -- 5: one bad zip member is that member's skipped line; the rest of the class is graded ----
