@@ -1,8 +1,9 @@
-"""How a class arrives (Canvas, Moodle, zips of them), struck where a student can reach: each
-hole beside an honest student, who keeps full marks, while the attack gains nothing, the class
-finishes and nothing is left behind.
+"""How a class arrives (Canvas, Moodle, GitHub Classroom, zips of them), struck where a student
+can reach: each hole beside an honest student, who keeps full marks, while the attack gains
+nothing, the class finishes and nothing is left behind.
 
-Issue 25: a second file was decided silently (3), one bad zip member stopped the class (5).
+Issue 25: a name a student chose claimed another student's grade (2), a second file was
+decided silently (3), one bad zip member stopped the class (5), and real layouts were refused (9).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 
 from autograder.cli import main
 from autograder.grading import choice, downloads
-from autograder.grading.load import Submission, load
+from autograder.grading.load import Submission, discover, load
 from autograder.grading.reference import reference_source
 from autograder.grading.rules import FUNCTIONS
 
@@ -44,6 +45,70 @@ def _grade(capsys, *paths: Path, out: Path, quiet: bool = False) -> tuple[dict[s
     left = list(Path(tempfile.gettempdir()).glob(f"autograder-run-{os.getpid()}-*"))
     assert left == [], f"left behind: {left}"
     return rows, " ".join(capsys.readouterr().out.split())  # as one line: rich wraps at 140
+
+
+# -- 2: an id comes from where the LMS put it, never from a name a student chose --------------
+
+VICTIM, MALLORY = (
+    "Victim Person_1234_assignsubmission_file_",
+    "Aaron Mallory_5678_assignsubmission_file_",
+)
+CLAIMS = (
+    "x_1234_1_minimax.py",  # Canvas's pattern
+    "Victim Person_1234_assignsubmission_file_minimax.py",  # Moodle's flat pattern
+    f"{VICTIM}/minimax.py",  # a Moodle folder inside hers
+    "1234/minimax.py",  # a GitHub Classroom folder inside hers
+)
+
+
+def test_no_name_inside_a_moodle_folder_takes_another_students_grade(tmp_path, capsys) -> None:
+    download = tmp_path / "download"
+    _write(download / VICTIM / "minimax.py", FULL)
+    for claim in CLAIMS:
+        _write(download / MALLORY / claim, EMPTY)
+    rows, _ = _grade(capsys, download, out=tmp_path / "out")
+    assert set(rows) == {"1234", "5678"}
+    assert rows["1234"]["score"] == "25" and rows["1234"]["status"] == "graded"
+    assert rows["5678"]["score"] == "0"
+    assert rows["5678"]["status"].count("(defines as many of the graded functions as") == 3
+
+
+@pytest.mark.parametrize(
+    ("layout", "honest", "attacker"),
+    [
+        ({f"{VICTIM}/minimax.py": FULL, **{f"{MALLORY}/{c}": EMPTY for c in CLAIMS}},
+         "1234", "5678"),
+        ({"victim/minimax.py": FULL, **{f"mallory/{c}": EMPTY for c in CLAIMS}},
+         "victim", "mallory"),
+        ({"Victim Person_1234_assignsubmission_file_minimax.py": FULL,
+          **{f"Aaron Mallory_5678_assignsubmission_file_{Path(c).name}": EMPTY for c in CLAIMS}},
+         "1234", "5678"),
+        ({"victim_1234_99_minimax.py": FULL, "mallory_5678_98_x_1234_1_minimax.py": EMPTY,
+          "mallory_5678_98_Victim Person_1234_assignsubmission_file_minimax.py": EMPTY},
+         "1234", "5678"),
+    ],
+    ids=["moodle-folders", "github-classroom", "moodle-flat", "canvas"],
+)  # fmt: skip
+def test_every_file_a_student_chose_to_name_stays_hers(
+    tmp_path: Path, layout: dict[str, str], honest: str, attacker: str
+) -> None:
+    for name, text in layout.items():
+        _write(tmp_path / "class" / name, text)
+    found = {s.student: s for s in discover([tmp_path / "class"]).submissions}
+    assert set(found) == {honest, attacker}
+    assert [path.read_text() for path in found[honest].files] == [FULL]
+    assert {path.read_text() for path in found[attacker].files} == {EMPTY}
+
+
+def test_a_moodle_students_folder_given_alone_is_hers_whatever_is_inside(tmp_path) -> None:
+    for claim in CLAIMS:
+        _write(tmp_path / MALLORY / claim, EMPTY)
+    (submission,) = discover([tmp_path / MALLORY]).submissions
+    assert submission.student == "5678" and len(submission.files) == len(CLAIMS)
+    inner = tmp_path / MALLORY / CLAIMS[0]
+    assert downloads.identity(inner).lms_id == "5678"  # a file given alone: her folder decides
+    nested = tmp_path / MALLORY / CLAIMS[2]
+    assert downloads.identity(nested).lms_id == "5678"  # the outermost Moodle folder decides
 
 
 # -- 3: several files for one student: the assignment's notebook, and every other one named ---
@@ -207,6 +272,44 @@ def test_a_file_that_is_no_zip_is_one_skipped_line_beside_the_class(tmp_path, ca
     rows, shown = _grade(capsys, broken, _write(tmp_path / "bob.py", FULL), out=tmp_path / "out")
     assert set(rows) == {"bob"} and rows["bob"]["score"] == "25"
     assert "submissions.zip is not a zip file that can be read" in shown
+
+
+# -- 9: what real classes hand in -------------------------------------------------------------
+
+
+def test_a_github_classroom_folder_per_student_is_graded_under_the_login(tmp_path, capsys):
+    classroom = tmp_path / "classroom"
+    _write(classroom / "octo-ann" / "minimax.py", FULL)
+    _write(classroom / "octo-ann" / "README.md", "# minimax\n")
+    _write(classroom / "octo-ann" / "helpers" / "plot.py", "import math\n")
+    _write(classroom / "octo-ann" / ".git" / "hooks" / "x.py", EMPTY)
+    _write(classroom / "octo-ann" / ".ipynb_checkpoints" / "minimax-checkpoint.py", EMPTY)
+    _write(classroom / "bob-b" / "work" / "minimax.py", FULL)
+    _write(classroom / "cy" / "notes.txt", "nothing yet")
+    rows, shown = _grade(capsys, classroom, out=tmp_path / "out")
+    assert set(rows) == {"octo-ann", "bob-b"}
+    assert rows["octo-ann"]["score"] == rows["bob-b"]["score"] == "25"
+    assert "helpers/plot.py (defines 0 of the 2 graded functions" in rows["octo-ann"]["status"]
+    assert rows["bob-b"]["status"] == "graded"
+    assert "no notebook in this student's folder" in shown
+
+
+def test_a_zip_of_a_class_folder_is_read_as_the_class(tmp_path, capsys) -> None:
+    archive = _zip({"classroom/ann/minimax.py": FULL, "classroom/bob/minimax.py": EMPTY},
+                   tmp_path / "classroom.zip")  # fmt: skip
+    rows, _ = _grade(capsys, archive, out=tmp_path / "out")
+    assert {student: row["score"] for student, row in rows.items()} == {"ann": "25", "bob": "0"}
+
+
+def test_moodles_flat_download_is_graded_under_the_moodle_ids(tmp_path, capsys) -> None:
+    flat = tmp_path / "flat"
+    _write(flat / "Jane Smith_733_assignsubmission_file_minimax.py", FULL)
+    _write(flat / "John Doe_734_assignsubmission_file_minimax.py", EMPTY)
+    _write(flat / "John Doe_734_assignsubmission_onlinetext_onlinetext.html", "<p>hi</p>")
+    rows, _ = _grade(capsys, flat, out=tmp_path / "out", quiet=True)
+    assert {student: row["score"] for student, row in rows.items()} == {"733": "25", "734": "0"}
+    known = downloads.identity(flat / "Jane Smith_733_assignsubmission_file_minimax.py")
+    assert known == downloads.Identity("733", "Jane Smith", "moodle")
 
 
 def test_the_similarity_command_reads_a_broken_zip_as_grade_does(tmp_path, capsys) -> None:

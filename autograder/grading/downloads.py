@@ -1,14 +1,20 @@
 """What learning management systems hand out: who a file of a Canvas or Moodle download belongs
 to, and the notebooks of a download's zip, unpacked with caps, one member at a time. The grades
-they take back are `autograder.platforms.lms`'s."""
+they take back are `autograder.platforms.lms`'s.
+
+An id comes from where the LMS put it, never from a name a student chose: a Moodle student's
+folder names her (whatever the files inside it are called), and a file's own name counts only
+where the LMS named it (the top of a Canvas download or of Moodle's flat download).
+"""
 
 from __future__ import annotations
 
 import errno
+import os
 import re
 import stat
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 SUFFIXES = (".ipynb", ".py")
@@ -16,8 +22,22 @@ CANVAS_NAME = re.compile(
     r"^(?P<name>[^_]+)_(?:LATE_)?(?P<id>\d+)_(?P<submission>\d+)_(?P<file>.+)$"
 )
 """Canvas's "Download Submissions": name_userid_submissionid_filename (LATE_ after the name)."""
-MOODLE_FOLDER = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assign(?:submission|feedback)_\w+_?$")
-"""Moodle's "Download all submissions": a folder per student, Name_id_assignsubmission_file_."""
+MOODLE_FOLDER = re.compile(r"^(?P<name>[^_]+)_(?P<id>\d+)_assign(?:submission|feedback)_\w+_?$")
+"""Moodle's "Download all submissions": a folder per student, Name_id_assignsubmission_file_
+(newer Moodles drop the last `_`). Moodle writes a full name's `_` as a space, so the
+name holds none."""
+MOODLE_FILE = re.compile(
+    r"^(?P<name>[^_]+)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_(?P<file>.+)$"
+)
+"""Moodle's download with "Download submissions in folders" off: one flat file per file handed
+in, Name_id_assignsubmission_file_filename."""
+
+MOST_FILES = 32
+"""The most files weighed for one student (a repository may hold many modules); the rest are
+listed as skipped."""
+MOST_DEPTH = 16
+"""How deep a student's folder is searched (a zip can nest folders thousands deep)."""
+_NOT_STUDENTS = {"__MACOSX", "__pycache__"}
 
 
 class LmsError(ValueError):
@@ -34,20 +54,184 @@ class Identity:
 
 
 def identity(path: Path) -> Identity | None:
-    """The LMS student a submitted file belongs to, read from its name or its folder's name;
-    None for a file named some other way (its stem is then the student id)."""
-    match = CANVAS_NAME.match(path.name)
-    if match and is_submission(path.name):
-        return Identity(match["id"], match["name"], "canvas")
-    folder = MOODLE_FOLDER.match(path.parent.name)
-    if folder:
-        return Identity(folder["id"], folder["name"], "moodle")
-    return None
+    """The LMS student a submitted file belongs to: the Moodle student's folder it lies in (the
+    outermost, if a student put such a folder inside hers), else its own name as Canvas or
+    Moodle's flat download gives it; None for a file named some other way (its stem is then the
+    student id)."""
+    for folder in reversed(Path(os.path.abspath(path)).parents):
+        found = folder_identity(folder.name)
+        if found:
+            return found
+    return name_identity(path.name)
+
+
+def folder_identity(name: str) -> Identity | None:
+    """The Moodle student whose folder is called `name`; None for any other folder."""
+    match = MOODLE_FOLDER.match(name)
+    return Identity(match["id"], match["name"], "moodle") if match else None
+
+
+def name_identity(name: str) -> Identity | None:
+    """The student a notebook or Python file called `name` belongs to, if the LMS named it
+    (Moodle's flat download, Canvas's download); None otherwise. Only the top of a download
+    is named by the LMS: a file inside a student's folder is named by the student."""
+    if not is_submission(name):
+        return None
+    match = MOODLE_FILE.match(name)
+    if match:
+        return Identity(match["id"], match["name"], "moodle")
+    match = CANVAS_NAME.match(name)
+    return Identity(match["id"], match["name"], "canvas") if match else None
 
 
 def is_submission(name: str) -> bool:
     """Notebooks and Python files, whatever the case of the suffix (`.IPYNB` from Windows)."""
     return name.lower().endswith(SUFFIXES)
+
+
+# -- how a class arrives: its layout on disk -------------------------------------------------
+
+
+@dataclass
+class Found:
+    """The students found so far in the paths given: each one's files, in the order found, and
+    what was skipped, with why."""
+
+    files: dict[str, list[Path]] = field(default_factory=dict)
+    whole: set[str] = field(default_factory=set)  # all their files read together (nbgrader's)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
+
+    def add(self, student: str, path: Path) -> None:
+        """One more file of `student`'s, if it is a notebook or Python file."""
+        student = student_id(student)
+        files = self.files.get(student, [])
+        if not is_submission(path.name):
+            suffix = path.suffix or "no suffix"
+            self.skipped.append((path, f"not a notebook or Python file ({suffix})"))
+        elif student in self.whole:
+            self.skipped.append((path, f"student {student!r} has an nbgrader folder: not read"))
+        elif len(files) >= MOST_FILES:
+            self.skipped.append((path, f"more than {MOST_FILES} files for student {student!r}"))
+        elif path not in files:
+            self.files[student] = [*files, path]
+
+    def add_whole(self, student: str, paths: list[Path]) -> None:
+        """An nbgrader student's notebooks, all read as one submission."""
+        student = student_id(student)
+        if student in self.files:
+            self.skipped += [(path, f"a second submission for {student!r}") for path in paths]
+        else:
+            self.files[student] = list(paths)
+            self.whole.add(student)
+
+
+def student_id(name: str) -> str:
+    """A student id that is valid text: undecodable bytes of a file name become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def add_class_folder(folder: Path, found: Found) -> None:
+    """One student per file, named by the LMS (else by its stem), and one per folder: a Moodle
+    student's folder names her by the LMS's id, any other folder (GitHub Classroom's) by its
+    own name."""
+    for entry in _entries(folder):
+        if _ignored(entry):
+            continue
+        if entry.is_symlink() and entry.is_dir():
+            found.skipped.append((entry, "a symbolic link to a folder: not followed"))
+        elif entry.is_dir():
+            known = folder_identity(entry.name)
+            add_student_folder(entry, known.lms_id if known else entry.name, found)
+        else:
+            known = name_identity(entry.name)
+            found.add(known.lms_id if known else entry.stem, entry)
+
+
+def add_student_folder(folder: Path, student: str, found: Found) -> None:
+    """Every notebook and Python file in a student's folder, at any depth, is hers: the names
+    she gave them claim nothing."""
+    files = [path for path in _files_under(folder, found.skipped) if is_submission(path.name)]
+    if not files:
+        found.skipped.append((folder, "no notebook in this student's folder"))
+    for path in files:
+        found.add(student, path)
+
+
+def add_nbgrader(submitted: Path, found: Found, assignment: str | None) -> None:
+    """nbgrader's `submitted/<student>/<assignment>/`: every notebook of a student's (of one
+    assignment's, if named) is read as one submission."""
+    for student_dir in _entries(submitted):
+        if student_dir.is_symlink():
+            found.skipped.append((student_dir, "a symbolic link: not followed"))
+            continue
+        if not student_dir.is_dir():
+            continue
+        student = student_dir.name
+        if assignment is not None:
+            student_dir = student_dir / assignment
+            if student_dir.is_symlink():
+                found.skipped.append((student_dir, "a symbolic link: not followed"))
+                continue
+        files = _files_under(student_dir, found.skipped)
+        notebooks = [path for path in files if path.name.lower().endswith(".ipynb")]
+        if notebooks:
+            found.add_whole(student, notebooks)
+        else:
+            found.skipped.append((student_dir, "no notebook in this student's folder"))
+
+
+def add_zip(archive: Path, into: Path, found: Found, max_file_bytes: int) -> None:
+    """An LMS zip, unpacked into `into` (at most 50 times `max_file_bytes` in all) and read as
+    a class folder; each member it cannot unpack is skipped, with why."""
+    try:
+        unpacked = extract(archive, into, max_file_bytes, 50 * max_file_bytes)
+    except LmsError as error:
+        found.skipped.append((archive, str(error)))
+        return
+    found.skipped += [(Path(f"{archive}/{member}"), why) for member, why in unpacked.skipped]
+    add_class_folder(_class_root(into), found)
+
+
+def _class_root(unpacked: Path) -> Path:
+    """Where the class starts in an unpacked zip: a zip of a class folder (`zip -r class.zip
+    class`) holds that folder and nothing else, and the folders inside it are the students."""
+    top = [entry for entry in _entries(unpacked) if not _ignored(entry)]
+    alone = len(top) == 1 and top[0].is_dir() and not top[0].is_symlink()
+    return top[0] if alone and not folder_identity(top[0].name) else unpacked
+
+
+def _files_under(folder: Path, skipped: list) -> list[Path]:
+    """The files under `folder`, sorted, without following links to folders and without hidden
+    files and folders (`.git`, `.ipynb_checkpoints`), at most `MOST_DEPTH` folders deep."""
+    files, pending = [], [(folder, 0)]
+    while pending:
+        current, depth = pending.pop()
+        for entry in _entries(current):
+            if _ignored(entry):
+                continue
+            if entry.is_symlink() and entry.is_dir():
+                skipped.append((entry, "a symbolic link to a folder: not followed"))
+            elif entry.is_dir() and depth >= MOST_DEPTH:
+                skipped.append((entry, f"more than {MOST_DEPTH} folders deep: not searched"))
+            elif entry.is_dir():
+                pending.append((entry, depth + 1))
+            else:
+                files.append(entry)
+    return sorted(files)
+
+
+def _ignored(entry: Path) -> bool:
+    return entry.name.startswith(".") or entry.name in _NOT_STUDENTS
+
+
+def _entries(folder: Path) -> list[Path]:
+    try:
+        return sorted(Path(entry.path) for entry in os.scandir(folder))
+    except OSError:
+        return []
+
+
+# -- a zip, unpacked one member at a time ----------------------------------------------------
 
 
 @dataclass(frozen=True)

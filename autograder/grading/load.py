@@ -64,82 +64,52 @@ def discover(
 ) -> Discovery:
     """Turn PATH arguments into submissions, one per student.
 
-    A PATH is a notebook or Python file (the stem is the student id), a folder of them, an
-    nbgrader course folder / `submitted` folder laid out as `submitted/<student>/<assignment>/`
-    (there `assignment` picks one assignment's folder; without it, every notebook of a student
-    is read as one submission), or an LMS download: Canvas's `submissions.zip` or its folder
-    (`name_userid_submissionid_file.ipynb`) and Moodle's per-student folders
-    (`Name_id_assignsubmission_file_/`), where the student id is the LMS's id. A zip is
-    unpacked into `unpack` (regular notebooks only; a member that cannot be unpacked is skipped
-    with the reason, see `downloads.extract`). Suffixes count in any
-    case (`.IPYNB`). Only regular files are submissions: a symbolic link, FIFO, socket or device
-    with a notebook's name becomes a submission with a `problem` (the student's row says why it
-    earned nothing), and links to folders are never followed. A student with several files gets
-    one submission that `pick_one`s among them. Other files are listed as skipped, with the
-    reason.
+    A PATH is a notebook or Python file (the stem is the student id), a class folder of them
+    (a folder in it is one student, named by the folder: GitHub Classroom's `class/<login>/`,
+    sub-folders and other files included), an nbgrader course folder / `submitted` folder laid
+    out as `submitted/<student>/<assignment>/` (there `assignment` picks one assignment's
+    folder; without it, every notebook of a student is read as one submission), or an LMS
+    download: Canvas's `submissions.zip` or its folder (`name_userid_submissionid_file.ipynb`),
+    Moodle's per-student folders (`Name_id_assignsubmission_file_/`) or its flat download
+    (`Name_id_assignsubmission_file_minimax.ipynb`), graded under the LMS's id. An id comes from
+    where the LMS put it, never from a name inside a student's folder (`grading/downloads.py`).
+    A zip is unpacked into `unpack` (regular notebooks only; a member that cannot be unpacked is
+    skipped with the reason). Suffixes count in any case (`.IPYNB`). Only regular files are
+    submissions: a symbolic link, FIFO, socket or device with a notebook's name becomes a
+    submission with a `problem` (the student's row says why it earned nothing), and links to
+    folders are never followed. A student with several files gets one submission that
+    `pick_one`s among them. Other files are listed as skipped, with the reason.
     """
-    found: dict[str, list[Path]] = {}
-    problems: dict[str, str] = {}
-    skipped: list[tuple[Path, str]] = []
+    found = downloads.Found()
     for number, path in enumerate(map(Path, paths)):
         if not os.path.lexists(path):
-            skipped.append((path, "no such file or folder"))
+            found.skipped.append((path, "no such file or folder"))
         elif path.suffix.lower() == ".zip" and not path.is_symlink() and path.is_file():
             if unpack is None:
-                skipped.append((path, "a zip file: unpack it, or grade it from the command line"))
-                continue
-            try:
-                unpacked = downloads.extract(
-                    path, unpack / f"zip-{number}", MAX_BYTES, 50 * MAX_BYTES
+                found.skipped.append(
+                    (path, "a zip file: unpack it, or grade it from the command line")
                 )
-            except downloads.LmsError as error:
-                skipped.append((path, str(error)))
-                continue
-            skipped += [(Path(f"{path}/{member}"), why) for member, why in unpacked.skipped]
-            _add_class_folder(unpack / f"zip-{number}", found, problems, skipped)
+            else:
+                downloads.add_zip(path, unpack / f"zip-{number}", found, MAX_BYTES)
         elif not path.is_dir():
-            _add_file(path, path.stem, found, problems, skipped)
+            known = downloads.identity(path)
+            found.add(known.lms_id if known else path.stem, path)
         elif (path / "submitted").is_dir():
-            _add_nbgrader(path / "submitted", found, problems, skipped, assignment)
+            downloads.add_nbgrader(path / "submitted", found, assignment)
         elif path.name == "submitted":
-            _add_nbgrader(path, found, problems, skipped, assignment)
+            downloads.add_nbgrader(path, found, assignment)
+        elif moodle := downloads.folder_identity(path.name):  # one Moodle student's folder
+            downloads.add_student_folder(path, moodle.lms_id, found)
         else:
-            _add_class_folder(path, found, problems, skipped)
+            downloads.add_class_folder(path, found)
     submissions = []
-    for student, files in sorted(found.items()):
-        if student in problems or len(files) == 1:  # an nbgrader student's files are all read
-            problem = problems.get(student) or not_a_regular_file(files[0])
+    for student, files in sorted(found.files.items()):
+        if student in found.whole or len(files) == 1:
+            problem = next((why for why in map(not_a_regular_file, files) if why), "")
             submissions.append(Submission(student, tuple(files), problem))
         else:  # the one to grade is chosen when loading, with the reasons in the status
             submissions.append(Submission(student, tuple(files), pick_one=True))
-    return Discovery(submissions, skipped)
-
-
-def _add_class_folder(folder: Path, found: dict, problems: dict, skipped: list) -> None:
-    """One student per file; a Moodle student's folder holds that student's file."""
-    for entry in _entries(folder):
-        if entry.name.startswith(".") or entry.name == "__MACOSX":
-            continue
-        if entry.is_symlink() and entry.is_dir():
-            skipped.append((entry, "a symbolic link to a folder: not followed"))
-        elif entry.is_dir() and downloads.MOODLE_FOLDER.match(entry.name):
-            notebooks = [f for f in _entries(entry) if downloads.is_submission(f.name)]
-            for file in notebooks or [entry]:
-                if file is entry:
-                    skipped.append((entry, "no notebook in this student's folder"))
-                else:
-                    _add_file(file, file.stem, found, problems, skipped)
-        elif entry.is_dir():
-            skipped.append((entry, "a folder inside a class folder (not nbgrader layout)"))
-        else:
-            _add_file(entry, entry.stem, found, problems, skipped)
-
-
-def _entries(folder: Path) -> list[Path]:
-    try:
-        return sorted(Path(entry.path) for entry in os.scandir(folder))
-    except OSError:
-        return []
+    return Discovery(submissions, found.skipped)
 
 
 def not_a_regular_file(path: Path) -> str:
@@ -161,49 +131,6 @@ def not_a_regular_file(path: Path) -> str:
     else:
         kind = "not a regular file"
     return f"{path.name} is {kind}: only regular files are graded"
-
-
-def student_id(name: str) -> str:
-    """A student id that is valid text: undecodable bytes of a file name become U+FFFD."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _add_file(path: Path, student: str, found: dict, problems: dict, skipped: list) -> None:
-    known = downloads.identity(path)
-    student = student_id(known.lms_id if known else student)
-    if path.suffix.lower() not in SUFFIXES:
-        skipped.append((path, f"not a notebook or Python file ({path.suffix or 'no suffix'})"))
-        return
-    found.setdefault(student, []).append(path)  # several: one is chosen when loading
-
-
-def _add_nbgrader(
-    submitted: Path, found: dict, problems: dict, skipped: list, assignment: str | None
-) -> None:
-    for student_dir in _entries(submitted):
-        if student_dir.is_symlink():
-            skipped.append((student_dir, "a symbolic link: not followed"))
-            continue
-        if not student_dir.is_dir():
-            continue
-        student = student_id(student_dir.name)
-        if assignment is not None:
-            student_dir = student_dir / assignment
-            if student_dir.is_symlink():
-                skipped.append((student_dir, "a symbolic link: not followed"))
-                continue
-        files, reasons = [], []
-        for folder, folders, names in os.walk(student_dir, followlinks=False):
-            folders[:] = sorted(f for f in folders if f != ".ipynb_checkpoints")
-            for name in sorted(names):
-                if name.lower().endswith(".ipynb"):
-                    files.append(Path(folder) / name)
-                    reasons.append(not_a_regular_file(files[-1]))
-        if files:
-            found[student] = files
-            problems[student] = next((reason for reason in reasons if reason), "")
-        else:
-            skipped.append((student_dir, "no notebook in this student's folder"))
 
 
 def strip_magics(source: str) -> tuple[str, bool]:
