@@ -43,8 +43,11 @@ def test_a_class_folder_gives_one_student_per_file_and_skips_other_files(tmp_pat
     (tmp_path / "ann.py").write_text("z = 3")
     found = discover([tmp_path])
     assert [s.student for s in found.submissions] == ["ann", "ben"]
-    reasons = {path.name: reason for path, reason in found.skipped}
-    assert "not a notebook" in reasons["notes.txt"] and "second file" in reasons["ann.py"]
+    ann = found.submissions[0]  # her two files: the one with the graded functions is chosen
+    assert ann.files == (tmp_path / "ann.ipynb", tmp_path / "ann.py") and ann.pick_one
+    assert [(path.name, reason) for path, reason in found.skipped] == [
+        ("notes.txt", "not a notebook or Python file (.txt)")
+    ]
 
 
 def test_an_nbgrader_submitted_tree_is_one_student_per_folder(tmp_path: Path) -> None:

@@ -52,7 +52,7 @@ def test_a_zip_unpacks_only_regular_notebooks_inside_the_target(tmp_path: Path) 
         links={"eve_7_8_d.ipynb": "/work/solutions/minimax.py"},
     )  # fmt: skip
     into = tmp_path / "into"
-    taken = downloads.extract(archive, into, max_file_bytes=1000, max_total_bytes=10_000)
+    taken = downloads.extract(archive, into, max_file_bytes=1000, max_total_bytes=10_000).files
     assert sorted(p.relative_to(into).as_posix() for p in taken) == [
         "abs_5_6_c.py", "ann_1_2_a.ipynb", "escape_3_4_b.ipynb"
     ]  # fmt: skip
@@ -60,10 +60,14 @@ def test_a_zip_unpacks_only_regular_notebooks_inside_the_target(tmp_path: Path) 
     assert not any(p.is_symlink() for p in into.rglob("*"))
 
 
-def test_a_zip_over_the_size_caps_is_refused_before_it_is_written(tmp_path: Path) -> None:
-    archive = _zip(tmp_path / "big.zip", {"ann_1_2_a.ipynb": b"x" * 5000})
-    with pytest.raises(downloads.LmsError, match="over the"):
-        downloads.extract(archive, tmp_path / "into", max_file_bytes=1000, max_total_bytes=10**6)
+def test_a_zip_member_over_the_size_caps_is_skipped_before_it_is_written(tmp_path: Path) -> None:
+    archive = _zip(tmp_path / "big.zip", {"ann_1_2_a.ipynb": b"x" * 5000, "bo_3_4_b.py": b"x"})
+    into = tmp_path / "into"
+    unpacked = downloads.extract(archive, into, max_file_bytes=1000, max_total_bytes=10**6)
+    assert unpacked.files == (into / "bo_3_4_b.py",)
+    assert unpacked.skipped == (("ann_1_2_a.ipynb", "5,000 bytes, over the 1,000-byte cap per "
+                                 "notebook"),)  # fmt: skip
+    assert not (into / "ann_1_2_a.ipynb").exists()
     with pytest.raises(downloads.LmsError, match="not a zip file"):
         downloads.extract(tmp_path / "big.zip.missing", tmp_path / "into", 1, 1)
 

@@ -222,7 +222,7 @@ def command(args, adopt_orphans: bool = False) -> int:
             console.print(f"[yellow]skipped[/yellow] {terminal.plain_text(f'{path}: {reason}')}")
         entrants = []
         for submission in found.submissions:
-            loaded = load(submission)
+            loaded = load(submission, functions=(referee.AGENT_FUNCTION,))
             entrants.append(Entrant(submission.student, tuple(loaded.cells), loaded.error))
     if len(entrants) < 2:
         print(f"{error} a tournament needs two agents or more: give .py files, notebooks or "

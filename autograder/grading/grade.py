@@ -14,6 +14,7 @@ from autograder.grading.cases import case_numbers, judge_group, reference
 from autograder.grading.cases import (
     warm_up as warm_up,  # the commands compute the cases before forking
 )
+from autograder.grading.choice import status_note
 from autograder.grading.judge import Verdict
 from autograder.grading.load import MAX_BYTES, Loaded, Submission
 from autograder.grading.records import GradeRecord, GroupResult, RuleResult
@@ -38,6 +39,15 @@ class Settings:
     def plays_games(self) -> bool:
         """Whether these are Assignment 5's rules, earned by playing rather than by answers."""
         return set(self.rule_ids) <= set(PLAYED_RULE_IDS)
+
+    @property
+    def functions(self) -> tuple[str, ...]:
+        """The functions the rules call: what tells a student's notebook from her other files."""
+        if self.plays_games:
+            from autograder.contest import grade as contest_grade
+
+            return (contest_grade.AGENT_FUNCTION,)
+        return tuple(sorted({g.function for r in selected_rules(self.rule_ids) for g in r.groups}))
 
 
 @dataclass(frozen=True)
@@ -71,14 +81,22 @@ group are dropped (with a note), so no submission can make results.json huge."""
 
 
 def grade(submission: Submission, loaded: Loaded, settings: Settings) -> GradeRecord:
-    """Grade one loaded submission: run its calls, judge them, and cap the record's size."""
+    """Grade one loaded submission: run its calls, judge them, and cap the record's size. Of a
+    student's several files, the record names the one `load` chose, and its status every other
+    one."""
+    if loaded.passed_over:
+        submission = replace(submission, files=tuple(loaded.files), pick_one=False)
     if settings.plays_games:
         from autograder.contest import grade as contest_grade  # needs the opponents: only here
 
-        return cap_size(contest_grade.grade_agent(submission, loaded, settings))
-    started = time.monotonic()
-    ran = run(submission, loaded, settings)
-    return cap_size(judged(submission, loaded.digest, ran, settings.rule_ids, started))
+        record = contest_grade.grade_agent(submission, loaded, settings)
+    else:
+        started = time.monotonic()
+        ran = run(submission, loaded, settings)
+        record = judged(submission, loaded.digest, ran, settings.rule_ids, started)
+    if loaded.passed_over:
+        record = replace(record, status=f"{record.status}; {status_note(loaded.passed_over)}")
+    return cap_size(record)
 
 
 def failed(

@@ -9,11 +9,13 @@ import re
 import shutil
 import stat
 import tempfile
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.grading import downloads
+from autograder.grading import choice, downloads
 from autograder.grading.notebook_json import NotebookError, code_sources
+from autograder.grading.rules import FUNCTIONS
 
 SUFFIXES = (".ipynb", ".py")
 MAX_BYTES = 20 * 1024 * 1024
@@ -24,21 +26,31 @@ _MAGIC = re.compile(r"^(\s*)([%!])(.*)$")
 
 @dataclass(frozen=True)
 class Submission:
-    """One student's files (usually one notebook) under a student id."""
+    """One student's files under a student id.
+
+    Every file is read, in order (an nbgrader student's notebooks), unless `pick_one`: the files
+    are then the several a student handed in where one notebook was asked for (a scratch
+    `Untitled.ipynb` beside it, a repository's modules), and `load` reads the one that defines
+    the most of the graded functions (`grading/choice.py`).
+    """
 
     student: str
     files: tuple[Path, ...]
     problem: str = ""  # why the files cannot be graded (a link, a FIFO, ...): it earns nothing
+    pick_one: bool = False
 
 
 @dataclass
 class Loaded:
-    """A submission's code cells, or why they could not be read."""
+    """A submission's code cells, or why they could not be read; the files they come from, and
+    a line for each other file of the student that was not graded (and why)."""
 
     cells: list[tuple[int, str]] = field(default_factory=list)
     error: str = ""
     notes: list[str] = field(default_factory=list)
     digest: str = ""
+    files: list[Path] = field(default_factory=list)
+    passed_over: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -52,73 +64,52 @@ def discover(
 ) -> Discovery:
     """Turn PATH arguments into submissions, one per student.
 
-    A PATH is a notebook or Python file (the stem is the student id), a folder of them, an
-    nbgrader course folder / `submitted` folder laid out as `submitted/<student>/<assignment>/`
-    (there `assignment` picks one assignment's folder; without it, every notebook of a student
-    is read as one submission), or an LMS download: Canvas's `submissions.zip` or its folder
-    (`name_userid_submissionid_file.ipynb`) and Moodle's per-student folders
-    (`Name_id_assignsubmission_file_/`), where the student id is the LMS's id. A zip is
-    unpacked into `unpack` (regular notebooks only, see `downloads.extract`). Suffixes count in any
-    case (`.IPYNB`). Only regular files are submissions: a symbolic link, FIFO, socket or device
-    with a notebook's name becomes a submission with a `problem` (the student's row says why it
-    earned nothing), and links to folders are never followed. Other files are listed as
-    skipped, with the reason.
+    A PATH is a notebook or Python file (the stem is the student id), a class folder of them
+    (a folder in it is one student, named by the folder: GitHub Classroom's `class/<login>/`,
+    sub-folders and other files included), an nbgrader course folder / `submitted` folder laid
+    out as `submitted/<student>/<assignment>/` (there `assignment` picks one assignment's
+    folder; without it, every notebook of a student is read as one submission), or an LMS
+    download: Canvas's `submissions.zip` or its folder (`name_userid_submissionid_file.ipynb`),
+    Moodle's per-student folders (`Name_id_assignsubmission_file_/`) or its flat download
+    (`Name_id_assignsubmission_file_minimax.ipynb`), graded under the LMS's id. An id comes from
+    where the LMS put it, never from a name inside a student's folder (`grading/downloads.py`).
+    A zip is unpacked into `unpack` (regular notebooks only; a member that cannot be unpacked is
+    skipped with the reason). Suffixes count in any case (`.IPYNB`). Only regular files are
+    submissions: a symbolic link, FIFO, socket or device with a notebook's name becomes a
+    submission with a `problem` (the student's row says why it earned nothing), and links to
+    folders are never followed. A student with several files gets one submission that
+    `pick_one`s among them. Other files are listed as skipped, with the reason.
     """
-    found: dict[str, list[Path]] = {}
-    problems: dict[str, str] = {}
-    skipped: list[tuple[Path, str]] = []
+    found = downloads.Found()
     for number, path in enumerate(map(Path, paths)):
         if not os.path.lexists(path):
-            skipped.append((path, "no such file or folder"))
+            found.skipped.append((path, "no such file or folder"))
         elif path.suffix.lower() == ".zip" and not path.is_symlink() and path.is_file():
             if unpack is None:
-                skipped.append((path, "a zip file: unpack it, or grade it from the command line"))
-                continue
-            try:
-                downloads.extract(path, unpack / f"zip-{number}", MAX_BYTES, 50 * MAX_BYTES)
-            except downloads.LmsError as error:
-                skipped.append((path, str(error)))
-                continue
-            _add_class_folder(unpack / f"zip-{number}", found, problems, skipped)
+                found.skipped.append(
+                    (path, "a zip file: unpack it, or grade it from the command line")
+                )
+            else:
+                downloads.add_zip(path, unpack / f"zip-{number}", found, MAX_BYTES)
         elif not path.is_dir():
-            _add_file(path, path.stem, found, problems, skipped)
+            known = downloads.identity(path)
+            found.add(known.lms_id if known else path.stem, path)
         elif (path / "submitted").is_dir():
-            _add_nbgrader(path / "submitted", found, problems, skipped, assignment)
+            downloads.add_nbgrader(path / "submitted", found, assignment)
         elif path.name == "submitted":
-            _add_nbgrader(path, found, problems, skipped, assignment)
+            downloads.add_nbgrader(path, found, assignment)
+        elif moodle := downloads.folder_identity(path.name):  # one Moodle student's folder
+            downloads.add_student_folder(path, moodle.lms_id, found)
         else:
-            _add_class_folder(path, found, problems, skipped)
+            downloads.add_class_folder(path, found)
     submissions = []
-    for student, files in sorted(found.items()):
-        submissions.append(Submission(student, tuple(files), problems.get(student, "")))
-    return Discovery(submissions, skipped)
-
-
-def _add_class_folder(folder: Path, found: dict, problems: dict, skipped: list) -> None:
-    """One student per file; a Moodle student's folder holds that student's file."""
-    for entry in _entries(folder):
-        if entry.name.startswith(".") or entry.name == "__MACOSX":
-            continue
-        if entry.is_symlink() and entry.is_dir():
-            skipped.append((entry, "a symbolic link to a folder: not followed"))
-        elif entry.is_dir() and downloads.MOODLE_FOLDER.match(entry.name):
-            notebooks = [f for f in _entries(entry) if downloads.is_submission(f.name)]
-            for file in notebooks or [entry]:
-                if file is entry:
-                    skipped.append((entry, "no notebook in this student's folder"))
-                else:
-                    _add_file(file, file.stem, found, problems, skipped)
-        elif entry.is_dir():
-            skipped.append((entry, "a folder inside a class folder (not nbgrader layout)"))
-        else:
-            _add_file(entry, entry.stem, found, problems, skipped)
-
-
-def _entries(folder: Path) -> list[Path]:
-    try:
-        return sorted(Path(entry.path) for entry in os.scandir(folder))
-    except OSError:
-        return []
+    for student, files in sorted(found.files.items()):
+        if student in found.whole or len(files) == 1:
+            problem = next((why for why in map(not_a_regular_file, files) if why), "")
+            submissions.append(Submission(student, tuple(files), problem))
+        else:  # the one to grade is chosen when loading, with the reasons in the status
+            submissions.append(Submission(student, tuple(files), pick_one=True))
+    return Discovery(submissions, found.skipped)
 
 
 def not_a_regular_file(path: Path) -> str:
@@ -140,56 +131,6 @@ def not_a_regular_file(path: Path) -> str:
     else:
         kind = "not a regular file"
     return f"{path.name} is {kind}: only regular files are graded"
-
-
-def student_id(name: str) -> str:
-    """A student id that is valid text: undecodable bytes of a file name become U+FFFD."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _add_file(path: Path, student: str, found: dict, problems: dict, skipped: list) -> None:
-    known = downloads.identity(path)
-    student = student_id(known.lms_id if known else student)
-    if path.suffix.lower() not in SUFFIXES:
-        skipped.append((path, f"not a notebook or Python file ({path.suffix or 'no suffix'})"))
-        return
-    if student in found:
-        skipped.append((path, f"a second file for student {student!r}; the first one is graded"))
-        return
-    found[student] = [path]
-    problem = not_a_regular_file(path)
-    if problem:
-        problems[student] = problem
-
-
-def _add_nbgrader(
-    submitted: Path, found: dict, problems: dict, skipped: list, assignment: str | None
-) -> None:
-    for student_dir in _entries(submitted):
-        if student_dir.is_symlink():
-            skipped.append((student_dir, "a symbolic link: not followed"))
-            continue
-        if not student_dir.is_dir():
-            continue
-        student = student_id(student_dir.name)
-        if assignment is not None:
-            student_dir = student_dir / assignment
-            if student_dir.is_symlink():
-                skipped.append((student_dir, "a symbolic link: not followed"))
-                continue
-        files, reasons = [], []
-        for folder, folders, names in os.walk(student_dir, followlinks=False):
-            folders[:] = sorted(f for f in folders if f != ".ipynb_checkpoints")
-            for name in sorted(names):
-                if name.lower().endswith(".ipynb"):
-                    files.append(Path(folder) / name)
-                    reasons.append(not_a_regular_file(files[-1]))
-        if files:
-            found[student] = files
-            if any(reasons):
-                problems[student] = next(reason for reason in reasons if reason)
-        else:
-            skipped.append((student_dir, "no notebook in this student's folder"))
 
 
 def strip_magics(source: str) -> tuple[str, bool]:
@@ -224,52 +165,91 @@ def strip_magics(source: str) -> tuple[str, bool]:
     return "\n".join(kept), True
 
 
-def load(submission: Submission, max_bytes: int = MAX_BYTES) -> Loaded:
-    """Read the code cells of every file of `submission`, in order.
+def load(
+    submission: Submission, max_bytes: int = MAX_BYTES, functions: Collection[str] = FUNCTIONS
+) -> Loaded:
+    """Read the code cells of every file of `submission`, in order (of the one file that
+    defines the most of `functions`, if it `pick_one`s: see `_load_one_of`).
 
     Every file is opened without following a symbolic link and without blocking (a FIFO
     cannot hang the grader), checked to be a regular file of at most `max_bytes`, and only
     then read. Any problem becomes `Loaded.error`, the student's status.
     """
-    loaded = Loaded()
     if submission.problem:
-        loaded.error = submission.problem
-        return loaded
+        return Loaded(error=submission.problem)
+    if submission.pick_one:
+        return _load_one_of(submission, max_bytes, functions)
+    loaded = Loaded(files=list(submission.files))
     digest = hashlib.sha256()
-    index = 1  # code cells are numbered from 1, as a student counts them
     for path in submission.files:
         try:
             data = read_submission_file(path, max_bytes)
+            cells, notes = _code_cells(path, data, first=len(loaded.cells) + 1)
         except SubmissionFileError as error:
             loaded.error = str(error)
             return loaded
         digest.update(data)
-        if path.suffix.lower() == ".py":
-            try:
-                loaded.cells.append((index, data.decode("utf-8")))
-            except UnicodeDecodeError:
-                loaded.error = f"{path.name} is not UTF-8 text"
-                return loaded
-            index += 1
-            continue
-        try:
-            sources = code_sources(data.decode("utf-8"))
-        except UnicodeDecodeError:
-            loaded.error = f"{path.name} is not a valid notebook (not UTF-8 text)"
-            return loaded
-        except NotebookError as error:
-            loaded.error = f"{path.name} is not a valid notebook ({error})"
-            return loaded
-        for raw in sources:
-            source, changed = strip_magics(raw)
-            if changed:
-                loaded.notes.append(f"cell {index}: IPython magics and shell commands were skipped")
-            loaded.cells.append((index, source))
-            index += 1
+        loaded.cells += cells
+        loaded.notes += notes
     loaded.digest = digest.hexdigest()
     if not loaded.cells:
         loaded.error = "the submission has no code cells"
     return loaded
+
+
+def _load_one_of(submission: Submission, max_bytes: int, functions: Collection[str]) -> Loaded:
+    """The one file of a student's several that defines the most of `functions` (the first on
+    a tie; never one that cannot be read), found by parsing the code cells of each, never
+    running them, with a line in `passed_over` for each other file. The digest covers every
+    file, as `file_digest`'s does."""
+    digest = hashlib.sha256()
+    candidates: list[choice.Candidate] = []
+    best, chosen = Loaded(), 0
+    for path, name in zip(submission.files, choice.shown_names(submission.files), strict=True):
+        one = Loaded(files=[path])
+        try:
+            data = read_submission_file(path, max_bytes)
+            digest.update(data)
+            one.cells, one.notes = _code_cells(path, data, first=1)
+        except SubmissionFileError as error:
+            one.error = str(error)
+        sources = [source for _, source in one.cells]
+        candidate = choice.Candidate(name, choice.defined_functions(sources, functions), one.error)
+        if not candidates or choice.better(candidate, candidates[chosen]):
+            best, chosen = one, len(candidates)
+        candidates.append(candidate)
+    best.passed_over = choice.passed_over(candidates, chosen, functions)
+    if not best.error:
+        best.digest = digest.hexdigest()
+        best.error = "" if best.cells else "the submission has no code cells"
+    return best
+
+
+def _code_cells(path: Path, data: bytes, first: int) -> tuple[list[tuple[int, str]], list[str]]:
+    """The code cells of one file's bytes, numbered from `first` (a .py file is one cell), with
+    IPython magics neutralised, and a note for each cell that had any.
+
+    Raises:
+        SubmissionFileError: the bytes are not UTF-8 text, or not a notebook.
+    """
+    if path.suffix.lower() == ".py":
+        try:
+            return [(first, data.decode("utf-8"))], []
+        except UnicodeDecodeError:
+            raise SubmissionFileError(f"{path.name} is not UTF-8 text") from None
+    try:
+        sources = code_sources(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise SubmissionFileError(f"{path.name} is not a valid notebook (not UTF-8 text)") from None
+    except NotebookError as error:
+        raise SubmissionFileError(f"{path.name} is not a valid notebook ({error})") from None
+    cells, notes = [], []
+    for index, raw in enumerate(sources, first):  # numbered from 1, as a student counts them
+        source, changed = strip_magics(raw)
+        if changed:
+            notes.append(f"cell {index}: IPython magics and shell commands were skipped")
+        cells.append((index, source))
+    return cells, notes
 
 
 class SubmissionFileError(Exception):

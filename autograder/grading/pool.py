@@ -19,7 +19,7 @@ def grade_one(submission: Submission, settings: grading.Settings) -> tuple[Grade
     """Load and grade one submission (in a worker): its record and feedback page. Never raises."""
     loaded = Loaded()
     try:
-        loaded = load(submission, settings.max_bytes)
+        loaded = load(submission, settings.max_bytes, settings.functions)
         record = grading.grade(submission, loaded, settings)
         return record, grading.feedback(record)
     except Exception as error:  # noqa: BLE001 - one submission must not stop the class
