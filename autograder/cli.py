@@ -300,7 +300,13 @@ def _grade_command(args, prog: str, adopt_orphans: bool, unpack: Path | None) ->
 
 def _grade_run(args, found, limits: Limits, jailed: bool, console: Console) -> int:
     scratch_prefix = f"autograder-run-{os.getpid()}-"
-    with files.OutputLock(args.out), tempfile.TemporaryDirectory(prefix=scratch_prefix) as scratch:
+    try:
+        lock = files.OutputLock(args.out)
+    except OSError as error:  # what `refused` cannot see coming: a full disk, a long name
+        print(f"python -m autograder grade: error: --out {args.out} cannot be used: "
+              f"{error.strerror or error}", file=sys.stderr)  # fmt: skip
+        return 2
+    with lock, tempfile.TemporaryDirectory(prefix=scratch_prefix) as scratch:
         files.remove_temporary_files(args.out)
         known = files.saved_students(args.out)  # before any submission runs
         similar = (

@@ -96,7 +96,11 @@ def export_command(args: argparse.Namespace) -> int:
         print(f"{fail} {error}", file=sys.stderr)
         return 2
     target = args.out / "canvas.csv"
-    files.write_atomically(target, canvas_csv(records, roster, args.column))
+    try:
+        files.write_atomically(target, canvas_csv(records, roster, args.column))
+    except OSError as error:
+        print(f"{fail} {target} cannot be written: {error.strerror or error}", file=sys.stderr)
+        return 2
     unknown = sorted(r.student for r in records if roster and r.student not in roster)
     print(f"wrote {target}: {len(records)} students")
     if unknown:
