@@ -317,14 +317,18 @@ def _grade_run(args, found, limits: Limits, jailed: bool, console: Console) -> i
             else None
         )
         isolation = "jail" if jailed else "process"
-        records = run(found.submissions, args, limits, Path(scratch), console, isolation)
-        records = files.whole_class(args.out, known, records)
         try:
-            files.write_atomically(args.out / "grades.csv", files.grades_csv(records))
-            summary = class_report.write_class_files(args.out, records, similar)
-        except OSError as error:
-            console.print(f"[red]grades.csv could not be written[/red]: {error}")
-            return 1
+            records = run(found.submissions, args, limits, Path(scratch), console, isolation)
+            records = files.whole_class(args.out, known, records)
+            try:
+                files.write_atomically(args.out / "grades.csv", files.grades_csv(records))
+                summary = class_report.write_class_files(args.out, records, similar)
+            except OSError as error:
+                console.print(f"[red]grades.csv could not be written[/red]: {error}")
+                return 1
+        finally:
+            if similar is not None:
+                similar.close()  # an interrupted run leaves no comparison running
     reap_orphans()
     console.print(terminal.terminal_table(records))
     for line in terminal.closing_lines(summary, args.out):

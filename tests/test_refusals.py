@@ -31,7 +31,7 @@ def _out(tmp_path: Path, kind: str) -> Path:
     }[kind]
 
 
-@pytest.mark.parametrize("command", ["grade", "tournament", "export"])
+@pytest.mark.parametrize("command", ["grade", "similarity", "tournament", "export"])
 @pytest.mark.parametrize("kind", ["under_a_file", "a_file", "under_a_broken_link"])
 def test_an_out_that_cannot_be_used_is_refused_in_one_line(
     tmp_path: Path, capsys, command: str, kind: str
@@ -47,7 +47,7 @@ def test_an_out_that_cannot_be_used_is_refused_in_one_line(
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may write in any folder")
-@pytest.mark.parametrize("command", ["grade", "tournament"])
+@pytest.mark.parametrize("command", ["grade", "similarity", "tournament"])
 def test_an_out_in_a_folder_of_another_user_is_refused_in_one_line(
     tmp_path: Path, capsys, command: str
 ) -> None:

@@ -17,6 +17,7 @@ from autograder.grading.records import GradeRecord, GroupResult, RuleResult
 from autograder.grading.rules import ALL_RULE_IDS, PLAYED_RULE_IDS
 from autograder.reports import files
 from autograder.reports.files import spreadsheet_text, write_atomically
+from autograder.reports.histogram import score_histogram
 
 if TYPE_CHECKING:
     from autograder.reports import similarity
@@ -195,8 +196,13 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 """
 
 
-def class_html(summary: ClassSummary, similar: list[tuple[str, str, float]] | None = None) -> str:
-    """A self-contained page (inline SVG, nothing fetched) for the instructor."""
+def class_html(
+    summary: ClassSummary,
+    similar: similarity.Findings | list[tuple[str, str, float]] | None = None,
+) -> str:
+    """A self-contained page (inline SVG, nothing fetched) for the instructor. `similar` is
+    what comparing the submissions found (the pairs alone will do; None: it could not be
+    done; `NOT_ASKED`)."""
     n = summary.students
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
@@ -291,7 +297,7 @@ NOT_ASKED: list = []
 """`class_html`'s `similar` when the run was not asked to compare submissions (--similarity)."""
 
 
-def _similar_html(similar: list[tuple[str, str, float]] | None) -> list[str]:
+def _similar_html(similar: similarity.Findings | list | None) -> list[str]:
     parts = ["<h2>Similar submissions</h2>"]
     if similar is NOT_ASKED:
         return parts + [
@@ -300,6 +306,14 @@ def _similar_html(similar: list[tuple[str, str, float]] | None) -> list[str]:
         ]
     if similar is None:
         return parts + ["<p>The submissions could not be compared.</p>"]
+    if isinstance(similar, list):
+        similar, not_compared = similar, ()
+    else:
+        if similar.failure:
+            return parts + [f"<p>The submissions could not be compared: "
+                            f"{html.escape(similar.failure)}.</p>"]  # fmt: skip
+        similar, not_compared = list(similar.pairs), similar.not_compared
+    parts += _not_compared_html(not_compared)
     parts.append(
         f"<p>{len(similar)} pair(s) look alike, or like the public reference solutions (a reason "
         "to look, not a verdict): <a href='similarity.html'>the matching code side by side</a>."
@@ -315,6 +329,18 @@ def _similar_html(similar: list[tuple[str, str, float]] | None) -> list[str]:
     return parts
 
 
+def _not_compared_html(not_compared) -> list[str]:
+    """The submissions left out of the comparison, or compared only in part: what was not
+    compared cannot be flagged, so the instructor looks at them."""
+    if not not_compared:
+        return []
+    items = "".join(
+        f"<li>{_pair_name(student)}: {html.escape(why)}</li>" for student, why in not_compared
+    )
+    return [f"<p>Not compared, or only in part (look at these yourself):</p>"
+            f"<ul id='not-compared'>{items}</ul>"]  # fmt: skip
+
+
 def _pair_name(name: str) -> str:
     from autograder.reports.similarity import REFERENCE
 
@@ -327,60 +353,7 @@ def _student_link(student: str) -> str:
 
 def histogram_svg(summary: ClassSummary, bins: int = 10) -> str:
     """The score distribution: `bins` bars of equal width, with the mean and median marked."""
-    width, height, left, bottom, top = 560, 236, 36, 34, 30
-    plot_w, plot_h = width - left - 12, height - bottom - top
-    top_score = summary.max_score or 1.0
-    counts = [0] * bins
-    for score in summary.scores:
-        counts[min(int(score / top_score * bins), bins - 1)] += 1
-    tallest = max(counts, default=0) or 1
-    parts = [
-        f"<svg id='histogram' xmlns='http://www.w3.org/2000/svg' width='{width}' "
-        f"height='{height}' role='img' aria-label='histogram of the scores'>",
-        f"<line x1='{left}' y1='{top + plot_h}' x2='{left + plot_w}' y2='{top + plot_h}' "
-        "stroke='#1d2430'/>",
-    ]
-    bar_w = plot_w / bins
-    for index, count in enumerate(counts):
-        bar_h = plot_h * count / tallest
-        x, y = left + index * bar_w, top + plot_h - bar_h
-        low = top_score * index / bins
-        parts.append(
-            f"<rect class='bin' x='{x + 1:.1f}' y='{y:.1f}' width='{bar_w - 2:.1f}' "
-            f"height='{bar_h:.1f}' fill='#4c7bd9'><title>{_number(low)}-"
-            f"{_number(low + top_score / bins)}: {count}</title></rect>"
-        )
-        if count:
-            parts.append(
-                f"<text x='{x + bar_w / 2:.1f}' y='{y - 3:.1f}' font-size='11' "
-                f"text-anchor='middle'>{count}</text>"
-            )
-    for tick in range(0, bins + 1, 2):
-        x = left + tick * bar_w
-        parts.append(
-            f"<text x='{x:.1f}' y='{top + plot_h + 16}' font-size='11' "
-            f"text-anchor='middle'>{_number(top_score * tick / bins)}</text>"
-        )
-    for name, value, colour, dash in (
-        ("mean", summary.mean, "#b42318", ""),
-        ("median", summary.median, "#17803d", " stroke-dasharray='5 3'"),
-    ):
-        x = left + plot_w * value / top_score
-        parts.append(
-            f"<line x1='{x:.1f}' y1='{top - 26}' x2='{x:.1f}' y2='{top + plot_h}' "
-            f"stroke='{colour}' stroke-width='2'{dash}/>"
-        )
-        anchor = "end" if name == "mean" else "start"
-        shift = -4 if name == "mean" else 4
-        parts.append(
-            f"<text x='{x + shift:.1f}' y='{top - 16}' font-size='11' fill='{colour}' "
-            f"text-anchor='{anchor}'>{name} {_number(value)}</text>"
-        )
-    parts.append(
-        f"<text x='{left + plot_w / 2:.1f}' y='{height - 4}' font-size='11' "
-        "text-anchor='middle'>score</text></svg>"
-    )
-    return "".join(parts)
+    return score_histogram(summary.scores, summary.max_score, summary.mean, summary.median, bins)
 
 
 # -- the output folder ------------------------------------------------------------------------
@@ -393,7 +366,7 @@ def write_class_files(
     pairs, once their comparison has finished); return the summary."""
     summary = summarise(records)
     write_atomically(out / files.MANIFEST, json.dumps(sorted(r.student for r in records)))
-    pairs = similar.pairs() if similar is not None else NOT_ASKED
-    write_atomically(out / "class.html", class_html(summary, pairs))
+    found = similar.findings() if similar is not None else NOT_ASKED
+    write_atomically(out / "class.html", class_html(summary, found))
     write_atomically(out / "summary.csv", summary_csv(summary))
     return summary

@@ -3,8 +3,6 @@ a student id cannot turn into terminal control."""
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from pathlib import Path
 
 from rich import box
@@ -14,6 +12,7 @@ from rich.table import Table
 from autograder.grading.records import GradeRecord
 from autograder.reports.class_report import ClassSummary, _number
 from autograder.reports.files import graded_rule_ids
+from autograder.reports.text import printable
 
 SHORT_NAMES = {
     "minimax_value": "mmV",
@@ -35,24 +34,9 @@ SHORT_NAMES = {
 }
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def printable(text: str) -> str:
-    """`text` with control and bidirectional characters shown as escapes, so a student id
-    cannot move the cursor, recolour the terminal or hide its own name."""
-    shown = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    return "".join(
-        f"\\u{ord(c):04x}" if unicodedata.bidirectional(c) in _BIDI_CONTROLS else c for c in shown
-    )
-
-
 def plain_text(text: str) -> str:
     """`printable(text)` with rich markup escaped, for the rich console (`eve[bold]x` stays)."""
     return escape(printable(text))
-
-
-_BIDI_CONTROLS = {"LRE", "RLE", "PDF", "LRO", "RLO", "LRI", "RLI", "FSI", "PDI"}
 
 
 def terminal_table(records: list[GradeRecord], width: int = 80) -> Table:
