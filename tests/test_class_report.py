@@ -226,3 +226,40 @@ def test_files_of_a_run_are_readable_by_the_instructor(tmp_path: Path, monkeypat
     write_atomically(tmp_path / "sudo" / "bob" / "results.json", "{}")
     for path in (tmp_path / "sudo", tmp_path / "sudo" / "bob", tmp_path / "sudo/bob/results.json"):
         assert (path.stat().st_uid, path.stat().st_gid) == (4242, 4343)
+
+
+HOSTILE_NAMES = ("\x1b[2Jwiped", "back\rover", "=1+1", "tab\tin", "\u202eevil", "line\nbreak")
+
+
+def _every_csv(names: tuple[str, ...]) -> dict[str, str]:
+    """Every CSV the grader writes, about students with `names` (which need not be valid)."""
+    from autograder.contest.standings import Standing
+    from autograder.contest.tournament import leaderboard_csv
+    from autograder.platforms import lms
+    from autograder.reports.similarity import Match, similarity_csv
+
+    records = [
+        _record(name, {"minimax_value": 0}, status=f"could not load {name}", hint="1 loop")
+        for name in names
+    ]
+    summary = class_report.summarise(records)
+    standings = [Standing(name, 25, 8, 1) for name in names]
+    roster = {name: lms.Student(name, name, name) for name in names}
+    return {
+        "grades.csv": files.grades_csv(records),
+        "summary.csv": class_report.summary_csv(summary),
+        "leaderboard.csv": leaderboard_csv(standings, [(name, name) for name in names]),
+        "canvas.csv": lms.canvas_csv(records, roster, "Minimax"),
+        "similarity.csv": similarity_csv([Match(n, n, 1, 1, (), ()) for n in names]),
+    }
+
+
+@pytest.mark.parametrize("written", ["grades.csv", "summary.csv", "leaderboard.csv", "canvas.csv",
+                                     "similarity.csv"])  # fmt: skip
+def test_every_csv_shows_a_hostile_name_as_text_a_spreadsheet_never_runs(written: str) -> None:
+    text = _every_csv(HOSTILE_NAMES)[written]
+    cells = [cell for row in csv.reader(io.StringIO(text)) for cell in row]
+    assert "\\x1b[2Jwiped" in cells or any("\\x1b[2Jwiped" in cell for cell in cells)
+    for cell in cells:
+        assert not re.search(r"[\x00-\x1f\x7f-\x9f\u202e]", cell), (written, cell)
+        assert cell[:1] not in ("=", "+", "-", "@"), (written, cell)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from autograder.grading.records import GradeRecord
 from autograder.grading.rules import ALL_RULE_IDS, RULE_IDS
+from autograder.reports.text import printable
 
 if TYPE_CHECKING:
     from autograder.grading.load import Submission
@@ -171,9 +172,12 @@ def grades_csv(records: list[GradeRecord]) -> str:
 
 
 def spreadsheet_text(text: str) -> str:
-    """`text` as a CSV cell a spreadsheet shows and never runs: a cell starting with =, +, -,
-    @, a tab or a carriage return is read as a formula, so it gets a leading quote."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    """`text` as a CSV cell a spreadsheet shows and never runs, as it reads on the terminal:
+    control and bidirectional characters shown as escapes (`text.printable`: a carriage return
+    or an escape sequence in a student id stays out of every file an instructor opens), and a
+    cell starting with =, +, - or @, which is read as a formula, given a leading quote."""
+    text = printable(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
 def _number(value: float) -> str:

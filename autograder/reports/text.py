@@ -1,5 +1,5 @@
 """Text from a submission (a student id, a file name, a status) made safe for where it is shown:
-a terminal it cannot take control of."""
+a terminal it cannot take control of, and (`files.spreadsheet_text`) a spreadsheet cell."""
 
 from __future__ import annotations
 
