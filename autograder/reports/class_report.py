@@ -7,7 +7,7 @@ import html
 import io
 import json
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -18,6 +18,7 @@ from autograder.grading.rules import ALL_RULE_IDS, PLAYED_RULE_IDS
 from autograder.reports import files
 from autograder.reports.files import spreadsheet_text, write_atomically
 from autograder.reports.histogram import score_histogram
+from autograder.reports.roster import labelled
 
 if TYPE_CHECKING:
     from autograder.reports import similarity
@@ -73,10 +74,16 @@ class ClassSummary:
     ungraded: tuple[tuple[str, str], ...]  # (student, status)
     slowest: tuple[tuple[str, float], ...]
     timeouts: tuple[tuple[str, int], ...]  # (student, calls that ran out of time)
+    names: dict[str, str] = field(default_factory=dict)  # the roster's, by LMS id
+
+    def label(self, student: str) -> str:
+        """The student id with the roster's name beside it: "12513 (Jane Smith)"."""
+        return labelled(student, self.names)
 
 
-def summarise(records: list[GradeRecord]) -> ClassSummary:
-    """Count what the class did: scores, rules and groups passed, mistakes, failures, time."""
+def summarise(records: list[GradeRecord], names: dict[str, str] | None = None) -> ClassSummary:
+    """Count what the class did: scores, rules and groups passed, mistakes, failures, time
+    (with the roster's `names` of the students, by LMS id, to show beside the ids)."""
     records = sorted(records, key=lambda r: r.student)
     scores = tuple(float(r.score) for r in records)
     mistakes: dict[str, set[str]] = {}
@@ -104,6 +111,7 @@ def summarise(records: list[GradeRecord]) -> ClassSummary:
             for r in sorted(records, key=lambda r: -float(r.seconds))[:5]
         ),
         timeouts=tuple(sorted(timeouts, key=lambda item: (-item[1], item[0]))),
+        names=dict(names or {}),
     )
 
 
@@ -169,9 +177,10 @@ def summary_csv(summary: ClassSummary) -> str:
     for label, students in summary.mistakes:
         writer.writerow(["mistake", "", "", spreadsheet_text(label), len(students), n])
     for student, status in summary.ungraded:
-        writer.writerow(["not graded", "", "", spreadsheet_text(f"{student}: {status}"), 1, n])
+        what = f"{summary.label(student)}: {status}"
+        writer.writerow(["not graded", "", "", spreadsheet_text(what), 1, n])
     for student, late in summary.timeouts:
-        writer.writerow(["time-outs", "", "", spreadsheet_text(student), late, ""])
+        writer.writerow(["time-outs", "", "", spreadsheet_text(summary.label(student)), late, ""])
     return buffer.getvalue()
 
 
@@ -227,7 +236,7 @@ def class_html(
     parts.append("</table>")
     parts += _mistakes_html(summary)
     parts += _ungraded_html(summary)
-    parts += _similar_html(similar)
+    parts += _similar_html(similar, summary.names)
     parts += _time_html(summary)
     parts.append("</body></html>")
     return "\n".join(parts)
@@ -250,7 +259,7 @@ def _mistakes_html(summary: ClassSummary) -> list[str]:
     if summary.mistakes:
         parts.append("<table id='mistakes'><tr><th>mistake</th><th>students</th><th></th></tr>")
         for label, students in summary.mistakes:
-            links = ", ".join(_student_link(student) for student in students)
+            links = ", ".join(_student_link(student, summary.names) for student in students)
             parts.append(
                 f"<tr><td>{esc(label)}</td><td class='num'>{len(students)}</td>"
                 f"<td>{links}</td></tr>"
@@ -266,7 +275,7 @@ def _ungraded_html(summary: ClassSummary) -> list[str]:
     parts = ["<h2>Submissions that could not be graded normally</h2>"]
     if summary.ungraded:
         items = "".join(
-            f"<li>{_student_link(student)}: {esc(status)}</li>"
+            f"<li>{_student_link(student, summary.names)}: {esc(status)}</li>"
             for student, status in summary.ungraded
         )
         parts.append(f"<ul id='ungraded'>{items}</ul>")
@@ -279,12 +288,13 @@ def _time_html(summary: ClassSummary) -> list[str]:
     parts = ["<h2>Time</h2><table id='slowest'><tr><th>slowest</th><th>seconds</th></tr>"]
     for student, seconds in summary.slowest:
         parts.append(
-            f"<tr><td>{_student_link(student)}</td><td class='num'>{seconds:.2f}</td></tr>"
+            f"<tr><td>{_student_link(student, summary.names)}</td>"
+            f"<td class='num'>{seconds:.2f}</td></tr>"
         )
     parts.append("</table>")
     if summary.timeouts:
         items = "".join(
-            f"<li>{_student_link(student)}: {late} call(s)</li>"
+            f"<li>{_student_link(student, summary.names)}: {late} call(s)</li>"
             for student, late in summary.timeouts
         )
         parts.append(f"<p>Calls that ran out of time:</p><ul id='timeouts'>{items}</ul>")
@@ -297,7 +307,7 @@ NOT_ASKED: list = []
 """`class_html`'s `similar` when the run was not asked to compare submissions (--similarity)."""
 
 
-def _similar_html(similar: similarity.Findings | list | None) -> list[str]:
+def _similar_html(similar: similarity.Findings | list | None, names: dict[str, str]) -> list[str]:
     parts = ["<h2>Similar submissions</h2>"]
     if similar is NOT_ASKED:
         return parts + [
@@ -313,7 +323,7 @@ def _similar_html(similar: similarity.Findings | list | None) -> list[str]:
             return parts + [f"<p>The submissions could not be compared: "
                             f"{html.escape(similar.failure)}.</p>"]  # fmt: skip
         similar, not_compared = list(similar.pairs), similar.not_compared
-    parts += _not_compared_html(not_compared)
+    parts += _not_compared_html(not_compared, names)
     parts.append(
         f"<p>{len(similar)} pair(s) look alike, or like the public reference solutions (a reason "
         "to look, not a verdict): <a href='similarity.html'>the matching code side by side</a>."
@@ -321,34 +331,37 @@ def _similar_html(similar: similarity.Findings | list | None) -> list[str]:
     )
     if similar:
         rows = "".join(
-            f"<tr><td class='num'>{score:.0%}</td><td>{_pair_name(left)}</td>"
-            f"<td>{_pair_name(right)}</td></tr>"
+            f"<tr><td class='num'>{score:.0%}</td><td>{_pair_name(left, names)}</td>"
+            f"<td>{_pair_name(right, names)}</td></tr>"
             for left, right, score in similar[:10]
         )
         parts.append(f"<table id='similar'>{rows}</table>")
     return parts
 
 
-def _not_compared_html(not_compared) -> list[str]:
+def _not_compared_html(not_compared, names: dict[str, str]) -> list[str]:
     """The submissions left out of the comparison, or compared only in part: what was not
     compared cannot be flagged, so the instructor looks at them."""
     if not not_compared:
         return []
     items = "".join(
-        f"<li>{_pair_name(student)}: {html.escape(why)}</li>" for student, why in not_compared
+        f"<li>{_pair_name(student, names)}: {html.escape(why)}</li>"
+        for student, why in not_compared
     )
     return [f"<p>Not compared, or only in part (look at these yourself):</p>"
             f"<ul id='not-compared'>{items}</ul>"]  # fmt: skip
 
 
-def _pair_name(name: str) -> str:
+def _pair_name(name: str, names: dict[str, str]) -> str:
     from autograder.reports.similarity import REFERENCE
 
-    return html.escape(name) if name == REFERENCE else _student_link(name)
+    return html.escape(name) if name == REFERENCE else _student_link(name, names)
 
 
-def _student_link(student: str) -> str:
-    return f"<a href='{html.escape(quote(student))}/feedback.html'>{html.escape(student)}</a>"
+def _student_link(student: str, names: dict[str, str]) -> str:
+    """The student's feedback page, linked by the id and the roster's name beside it."""
+    shown = html.escape(labelled(student, names))
+    return f"<a href='{html.escape(quote(student))}/feedback.html'>{shown}</a>"
 
 
 def histogram_svg(summary: ClassSummary, bins: int = 10) -> str:
@@ -360,11 +373,15 @@ def histogram_svg(summary: ClassSummary, bins: int = 10) -> str:
 
 
 def write_class_files(
-    out: Path, records: list[GradeRecord], similar: similarity.SimilarPairs | None = None
+    out: Path,
+    records: list[GradeRecord],
+    similar: similarity.SimilarPairs | None = None,
+    names: dict[str, str] | None = None,
 ) -> ClassSummary:
     """Write the manifest, class.html and summary.csv for these records (with the similar
-    pairs, once their comparison has finished); return the summary."""
-    summary = summarise(records)
+    pairs, once their comparison has finished, and the roster's `names` beside the ids);
+    return the summary."""
+    summary = summarise(records, names)
     write_atomically(out / files.MANIFEST, json.dumps(sorted(r.student for r in records)))
     found = similar.findings() if similar is not None else NOT_ASKED
     write_atomically(out / "class.html", class_html(summary, found))

@@ -151,17 +151,21 @@ def graded_rule_ids(records: list[GradeRecord]) -> tuple[str, ...]:
     return (*known, *(rule_id for rule_id in present if rule_id not in known)) or RULE_IDS
 
 
-def grades_csv(records: list[GradeRecord]) -> str:
-    """One row per student: student, score, max_score, one column per rule id, status."""
+def grades_csv(records: list[GradeRecord], names: dict[str, str] | None = None) -> str:
+    """One row per student: student, score, max_score, one column per rule id, status; with a
+    roster's `names` (by LMS id), a name column after the student's id."""
     rule_ids = graded_rule_ids(records)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "score", "max_score", *rule_ids, "status"])
+    named = ["name"] if names else []
+    writer.writerow(["student", *named, "score", "max_score", *rule_ids, "status"])
     for record in sorted(records, key=lambda r: r.student):
         points = {rule.id: rule.points for rule in record.rules}
+        name = [spreadsheet_text(names.get(record.student, ""))] if names else []
         writer.writerow(
             [
                 spreadsheet_text(record.student),
+                *name,
                 _number(record.score),
                 _number(record.max_score),
                 *(_number(points.get(rule_id, 0)) for rule_id in rule_ids),

@@ -299,7 +299,7 @@ def _findings(job: tuple[list[Submission], Path, CompareLimits]) -> Findings:
 
 class SimilarPairs:
     """The class's submissions compared (`similarity.py`) in a process of its own, started
-    before grading so that it runs beside the graders (about 0.7 s more for a class of 50 on
+    before grading so that it runs beside the graders (about a second more for a class of 50 on
     two cores, hence `--similarity` asks for it), with caps of its own on time and memory
     (`seconds` for the whole class; each submission and the pairs have `limits`)."""
 
