@@ -238,14 +238,8 @@ def compare_submissions(
 
     limits = limits or CompareLimits()
     codes = {REFERENCE: reference_code()}
-    unread = tuple(
-        (
-            REFERENCE,
-            "not compared: a submission's name cannot be the one the reference solutions go by",
-        )
-        for s in submissions
-        if s.student == REFERENCE
-    )
+    named_so = "not compared: a submission's name cannot be the one the reference solutions go by"
+    unread = ((REFERENCE, named_so),) if any(s.student == REFERENCE for s in submissions) else ()
     submissions = [submission for submission in submissions if submission.student != REFERENCE]
     read = functools.partial(submission_code, limits=limits)
     for submission, done in zip(
@@ -358,7 +352,12 @@ def command(args) -> int:
             print(f"{fail} no submissions found: give notebooks, .py files or folders of them",
                   file=sys.stderr)  # fmt: skip
             return 2
-        comparison = similarity_report(found.submissions, args.out, args.threshold)
+        try:
+            comparison = similarity_report(found.submissions, args.out, args.threshold)
+        except OSError as error:  # what `out_refused` cannot see coming: a full disk
+            print(f"{fail} --out {args.out} cannot be written: {error.strerror or error}",
+                  file=sys.stderr)  # fmt: skip
+            return 2
     flagged = [m for m in comparison.matches if m.score >= args.threshold]
     for match in flagged[:15]:
         print(f"{match.score:4.0%}  {printable(match.left)}  ~  {printable(match.right)}")

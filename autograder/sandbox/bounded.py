@@ -75,6 +75,9 @@ class BoundedChild:
             done = self._reader.recv() if ready else None
         except (EOFError, OSError):  # the child died
             return Done(failure=self._ended(self.close()))
+        except Exception as error:  # noqa: BLE001 - a result that cannot be read back
+            self.close()
+            return Done(failure=f"gave a result that could not be read back ({error})"[:500])
         if done is None:
             self.close()
             return Done(failure=slow)
@@ -133,6 +136,7 @@ def _serve(work: Callable[[Any], Any], items: Sequence, caps: Caps, writer) -> N
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         faulthandler.disable()  # a crash is the parent's to report, in one line
         die_with_parent()
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash leaves no core file behind
         _cap_memory(caps.memory_mb)
         for item in items:
             _cap_cpu(caps.seconds)
