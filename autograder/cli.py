@@ -24,7 +24,7 @@ from autograder.grading.outcomes import Terminated, refused, terminated
 from autograder.grading.records import GradeRecord
 from autograder.grading.rules import ASSIGNMENT_RULES, RULE_IDS
 from autograder.platforms import gradescope, lms, nbgrader_import
-from autograder.reports import class_report, files, similarity, terminal
+from autograder.reports import class_report, files, roster, similarity, terminal
 from autograder.sandbox import (
     Limits,
     become_subreaper,
@@ -137,6 +137,12 @@ def _add_grade(commands) -> None:
         choices=sorted(ASSIGNMENT_RULES),
         help="grade only this assignment's rules (and, in an nbgrader course, its folder)",
     )
+    grade.add_argument(
+        "--roster",
+        type=roster.roster_argument,
+        help="CSV of LMS id, name and e-mail: names beside the ids in every report (kept in "
+        "--out for later runs and `export`)",
+    )
     grade.add_argument("--quiet", action="store_true", help="no progress bar or table")
     grade.add_argument("--move-seconds", type=_seconds, help="connect_four: thinking time a move")
 
@@ -186,17 +192,7 @@ def _add_course_tools(commands) -> None:
         help="jail (default): refuse where submissions cannot be jailed; process: trust less",
     )
     into.add_argument("--quiet", action="store_true", help="no progress bar or table")
-    export = commands.add_parser(
-        "export", help="write the grades saved in --out in the format an LMS imports"
-    )
-    export.add_argument("--format", choices=("canvas",), required=True)
-    export.add_argument("--out", type=Path, required=True, help="a folder `grade` wrote")
-    export.add_argument("--roster", type=Path, help="CSV of LMS id, name and e-mail")
-    export.add_argument(
-        "--column",
-        default="Adversarial search",
-        help="the gradebook column, as Canvas names it: 'Name (assignment id)' updates that one",
-    )
+    lms.add_parser(commands)
     similar = commands.add_parser(
         "similarity", help="list submissions that look alike, or like the reference solutions"
     )
@@ -307,7 +303,13 @@ def _grade_command(args, prog: str, adopt_orphans: bool, unpack: Path | None) ->
 
 def _grade_run(args, found, limits: Limits, jailed: bool, console: Console) -> int:
     scratch_prefix = f"autograder-run-{os.getpid()}-"
-    with files.OutputLock(args.out), tempfile.TemporaryDirectory(prefix=scratch_prefix) as scratch:
+    try:
+        lock = files.OutputLock(args.out)
+    except OSError as error:  # what `refused` cannot see coming: a full disk, a long name
+        print(f"python -m autograder grade: error: --out {args.out} cannot be used: "
+              f"{error.strerror or error}", file=sys.stderr)  # fmt: skip
+        return 2
+    with lock, tempfile.TemporaryDirectory(prefix=scratch_prefix) as scratch:
         files.remove_temporary_files(args.out)
         known = files.saved_students(args.out)  # before any submission runs
         similar = (
@@ -318,18 +320,28 @@ def _grade_run(args, found, limits: Limits, jailed: bool, console: Console) -> i
             else None
         )
         isolation = "jail" if jailed else "process"
-        records = run(found.submissions, args, limits, Path(scratch), console, isolation)
-        records = files.whole_class(args.out, known, records)
+        students = roster.class_roster(args.out, args.roster)
+        names = roster.roster_names(students)
         try:
-            files.write_atomically(args.out / "grades.csv", files.grades_csv(records))
-            summary = class_report.write_class_files(args.out, records, similar)
-        except OSError as error:
-            console.print(f"[red]grades.csv could not be written[/red]: {error}")
-            return 1
+            records = run(found.submissions, args, limits, Path(scratch), console, isolation)
+            records = files.whole_class(args.out, known, records)
+            try:
+                files.write_atomically(args.out / "grades.csv", files.grades_csv(records, names))
+                summary = class_report.write_class_files(args.out, records, similar, names)
+            except OSError as error:
+                console.print(f"[red]grades.csv could not be written[/red]: {error}")
+                return 1
+        finally:
+            if similar is not None:
+                similar.close()  # an interrupted run leaves no comparison running
     reap_orphans()
-    console.print(terminal.terminal_table(records))
+    console.print(terminal.terminal_table(records, names=names))
     for line in terminal.closing_lines(summary, args.out):
         console.print(line, highlight=False)
+    unknown = sorted(r.student for r in records if students and r.student not in students)
+    if unknown:
+        ids = ", ".join(map(terminal.plain_text, unknown))
+        console.print(f"not in the roster (check their ids): {ids}", highlight=False)
     console.print(
         f"grades: {args.out / 'grades.csv'}; feedback: {args.out}/<student>/feedback.html"
     )

@@ -226,3 +226,71 @@ def test_files_of_a_run_are_readable_by_the_instructor(tmp_path: Path, monkeypat
     write_atomically(tmp_path / "sudo" / "bob" / "results.json", "{}")
     for path in (tmp_path / "sudo", tmp_path / "sudo" / "bob", tmp_path / "sudo/bob/results.json"):
         assert (path.stat().st_uid, path.stat().st_gid) == (4242, 4343)
+
+
+HOSTILE_NAMES = ("\x1b[2Jwiped", "back\rover", "=1+1", "tab\tin", "\u202eevil", "line\nbreak")
+
+
+def _every_csv(names: tuple[str, ...]) -> dict[str, str]:
+    """Every CSV the grader writes, about students with `names` (which need not be valid)."""
+    from autograder.contest.standings import Standing
+    from autograder.contest.tournament import leaderboard_csv
+    from autograder.platforms import lms
+    from autograder.reports.similarity import Match, similarity_csv
+
+    records = [
+        _record(name, {"minimax_value": 0}, status=f"could not load {name}", hint="1 loop")
+        for name in names
+    ]
+    summary = class_report.summarise(records)
+    standings = [Standing(name, 25, 8, 1) for name in names]
+    roster = {name: lms.Student(name, name, name) for name in names}
+    return {
+        "grades.csv": files.grades_csv(records),
+        "summary.csv": class_report.summary_csv(summary),
+        "leaderboard.csv": leaderboard_csv(standings, [(name, name) for name in names]),
+        "canvas.csv": lms.canvas_csv(records, roster, "Minimax"),
+        "moodle.csv": lms.moodle_csv(records, roster),
+        "similarity.csv": similarity_csv([Match(n, n, 1, 1, (), ()) for n in names]),
+    }
+
+
+@pytest.mark.parametrize("written", ["grades.csv", "summary.csv", "leaderboard.csv", "canvas.csv",
+                                     "moodle.csv", "similarity.csv"])  # fmt: skip
+def test_every_csv_shows_a_hostile_name_as_text_a_spreadsheet_never_runs(written: str) -> None:
+    text = _every_csv(HOSTILE_NAMES)[written]
+    cells = [cell for row in csv.reader(io.StringIO(text)) for cell in row]
+    assert "\\x1b[2Jwiped" in cells or any("\\x1b[2Jwiped" in cell for cell in cells)
+    for cell in cells:
+        assert not re.search(r"[\x00-\x1f\x7f-\x9f\u202e]", cell), (written, cell)
+        assert cell[:1] not in ("=", "+", "-", "@"), (written, cell)
+
+
+def test_a_rosters_names_stand_beside_the_ids_in_the_terminal_page_and_files() -> None:
+    late = Verdict("an instance", False, "10", "no answer in time", "an infinite loop, or a "
+                   "search far larger than needed")  # fmt: skip
+    records = [
+        _record("12513", {"minimax_value": 0}, hint="an infinite loop, or a search far larger"),
+        _record("12514", {}, status="could not load the submission"),
+        _record("99999", {}),
+    ]
+    first = records[0].rules[0]
+    group = replace(first.groups[0], verdicts=(late,))
+    records[0] = replace(records[0], rules=(replace(first, groups=(group,)), *records[0].rules[1:]))
+    names = {"12513": "Jane Smith", "12514": "Li \x1b[2JWei"}
+    console = Console(width=80, record=True, color_system=None)
+    console.print(terminal.terminal_table(records, names=names))
+    summary = class_report.summarise(records, names)
+    for line in terminal.closing_lines(summary, Path("out")):
+        console.print(line)
+    text = console.export_text()
+    assert "12513 (Jane Smith)" in text and "99999 " in text and "99999 (" not in text
+    assert "time-outs: 12513 (Jane Smith): 1" in text
+    assert "12514 (Li \\x1b[2JWei): could not load" in text and "\x1b" not in text
+    page = class_report.class_html(summary, class_report.NOT_ASKED)
+    assert "<a href='12513/feedback.html'>12513 (Jane Smith)</a>" in page
+    assert "12514 (Li \x1b[2JWei)" not in files.grades_csv(records, names)
+    rows = list(csv.DictReader(io.StringIO(files.grades_csv(records, names))))
+    assert [row["name"] for row in rows] == ["Jane Smith", "Li \\x1b[2JWei", ""]
+    assert "12513 (Jane Smith)" in class_report.summary_csv(summary)
+    assert "name" not in files.grades_csv(records).splitlines()[0].split(",")

@@ -9,6 +9,7 @@ import os
 import stat
 import tempfile
 import zipfile
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -146,3 +147,64 @@ def test_moodle_folders_are_graded_under_the_moodle_ids(tmp_path: Path) -> None:
     rows = {row["student"]: row["score"] for row in csv.DictReader(io.StringIO(
         (out / "grades.csv").read_text()))}  # fmt: skip
     assert rows == {"733": "25", "734": "0"}
+
+
+def test_export_writes_a_grading_worksheet_moodle_uploads(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "grades"
+    for student, score in (("733", 25), ("734", 12.5), ("alice", 0)):
+        _saved(out, student, score)
+    (out / ".students.json").write_text(json.dumps(["733", "734", "alice"]))
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,email\n733,Jane Smith,jane@uni.edu\n734,=cmd|x,li@uni.edu\n")
+    assert main(["export", "--format", "moodle", "--out", str(out), "--roster", str(roster)]) == 0
+    rows = list(csv.DictReader(io.StringIO((out / "moodle.csv").read_text())))
+    # What Moodle's upload reads (mod/assign/feedback/offline/importgradeslib.php): the
+    # Identifier "Participant <id>", the Grade and the Last modified (grade) it compares.
+    assert [row["Identifier"] for row in rows] == ["Participant 733", "Participant 734",
+                                                   "Participant alice"]  # fmt: skip
+    assert [row["Grade"] for row in rows] == ["25", "12.5", "0"]
+    assert rows[0]["Full name"] == "Jane Smith" and rows[0]["Email address"] == "jane@uni.edu"
+    assert rows[1]["Full name"] == "'=cmd|x" and rows[0]["Maximum Grade"] == "25"
+    assert datetime.fromisoformat(rows[0]["Last modified (grade)"]).tzinfo is not None
+    assert "Feedback comments" not in rows[0]  # an empty column would clear Moodle's comments
+    printed = capsys.readouterr().out
+    assert "not Moodle participant ids (Moodle skips their rows): alice" in printed
+
+
+def test_a_roster_given_to_grade_names_the_students_in_every_report_and_export(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "download"
+    for name, student in (
+        ("Jane Smith_733_assignsubmission_file_", "alice_correct"),
+        ("John Doe_734_assignsubmission_file_", "rupert_broken_json"),
+    ):
+        (folder / name).mkdir(parents=True)
+        (folder / name / "minimax.ipynb").write_bytes((CLASS / f"{student}.ipynb").read_bytes())
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,email\n733,Jane Smith,jane@uni.edu\n734,John Doe,john@uni.edu\n")
+    out = tmp_path / "out"
+    assert main(["grade", str(folder), "--out", str(out), "--quiet", "--assignment", "minimax",
+                 "--roster", str(roster)]) == 0  # fmt: skip
+    rows = {row["student"]: row for row in csv.DictReader(io.StringIO(
+        (out / "grades.csv").read_text()))}  # fmt: skip
+    assert rows["733"]["name"] == "Jane Smith" and rows["734"]["name"] == "John Doe"
+    page = (out / "class.html").read_text()
+    assert "<a href='734/feedback.html'>734 (John Doe)</a>:" in page  # not graded: listed
+    summary = (out / "summary.csv").read_text()
+    assert "734 (John Doe):" in summary
+    # A later run without --roster, and the export, use the roster kept in --out.
+    assert main(["grade", str(folder), "--out", str(out), "--quiet", "--assignment",
+                 "minimax"]) == 0  # fmt: skip
+    assert "734 (John Doe)" in (out / "class.html").read_text()
+    assert main(["export", "--format", "moodle", "--out", str(out)]) == 0
+    assert "Participant 733,Jane Smith,jane@uni.edu,25" in (out / "moodle.csv").read_text()
+
+
+def test_a_roster_that_cannot_be_read_is_refused_in_one_line(tmp_path: Path, capsys) -> None:
+    argv = ["grade", str(CLASS / "alice_correct.ipynb"), "--out", str(tmp_path / "out"),
+            "--roster", str(tmp_path / "missing.csv")]  # fmt: skip
+    assert main(argv) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "the roster" in lines[0] and "cannot be read" in lines[0]
+    assert not (tmp_path / "out").exists()

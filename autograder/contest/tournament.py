@@ -235,12 +235,18 @@ def command(args, adopt_orphans: bool = False) -> int:
     console.print(f"isolation: {'jail' if jailed else 'process only'} ({how})", highlight=False)
     if adopt_orphans:
         become_subreaper()
+    try:
+        lock = files.OutputLock(args.out)
+    except OSError as problem:  # what `refused` cannot see coming: a full disk, a long name
+        print(f"{error} --out {args.out} cannot be used: {problem.strerror or problem}",
+              file=sys.stderr)  # fmt: skip
+        return 2
     sandbox.start_run()
     sandbox.sweep()
     previous_term = signal.signal(signal.SIGTERM, terminated)
     scratch_prefix = f"autograder-run-{sandbox.RUN_ID[0]}-"
     try:
-        with files.OutputLock(args.out), tempfile.TemporaryDirectory(prefix=scratch_prefix) as tmp:
+        with lock, tempfile.TemporaryDirectory(prefix=scratch_prefix) as tmp:
             limits = Limits(memory_mb=args.memory, isolation=args.isolation)
             setup = Setup(args.seconds, limits, build_import_view(Path(tmp)))
             return _run(args, entrants, setup, console)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 
 
 class Terminated(BaseException):
@@ -24,6 +25,25 @@ def refused(args: argparse.Namespace) -> str:
     for path in args.paths:
         if not os.path.lexists(path):
             return f"{path} does not exist: give notebooks, .py files or folders of them"
-    if args.out.exists() and not args.out.is_dir():
-        return f"--out {args.out} is a file: give a folder (it is created if missing)"
+    return out_refused(args.out)
+
+
+def out_refused(out: Path) -> str:
+    """Why the folder `out` can neither be used nor created, in one line; "" if it can.
+
+    Found without creating anything: the nearest part of the path that exists must be a
+    folder this process may write in (not a file, a broken link, or another user's folder).
+    """
+    if out.exists() and not out.is_dir():
+        return f"--out {out} is a file: give a folder (it is created if missing)"
+    existing = Path(os.path.abspath(out))
+    while not os.path.lexists(existing) and existing != existing.parent:
+        existing = existing.parent
+    if existing.is_symlink() and not existing.exists():
+        return f"--out {out} cannot be created: {existing} is a broken symbolic link"
+    if not existing.is_dir():
+        return f"--out {out} cannot be created: {existing} is a file, not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        what = "used" if existing == Path(os.path.abspath(out)) else "created"
+        return f"--out {out} cannot be {what}: {existing} is not writable by this user"
     return ""

@@ -1,6 +1,7 @@
-"""What learning management systems take back: a roster of their students, and a grades file
-Canvas's gradebook import accepts (`python -m autograder export`). Reading their downloads is
-`autograder.grading.downloads`'s."""
+"""What learning management systems take back (`python -m autograder export`): a grades file
+Canvas's gradebook import accepts, and a grading worksheet Moodle's assignment takes through
+"Upload grading worksheet". Reading their downloads is `autograder.grading.downloads`'s; their
+rosters are `autograder.reports.roster`'s (the reports show names beside LMS ids too)."""
 
 from __future__ import annotations
 
@@ -8,57 +9,14 @@ import argparse
 import csv
 import io
 import sys
-from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from autograder.grading.downloads import LmsError
 from autograder.grading.records import GradeRecord
 from autograder.reports import files, terminal
 from autograder.reports.files import spreadsheet_text
-
-
-@dataclass(frozen=True)
-class Student:
-    """One line of a roster."""
-
-    lms_id: str
-    name: str
-    email: str
-
-
-def read_roster(path: Path) -> dict[str, Student]:
-    """A roster CSV (columns: the LMS id, the name, the e-mail, with a header line naming
-    them, in any order: `id`/`lms_id`/`user_id`, `name`, `email`/`e-mail`), keyed by LMS id.
-
-    Raises:
-        LmsError: the file cannot be read or has no id column.
-    """
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise LmsError(f"the roster {path} cannot be read: {error}") from None
-    rows = list(csv.reader(io.StringIO(text)))
-    if not rows:
-        raise LmsError(f"the roster {path} is empty")
-    header = [cell.strip().lower().replace("-", "").replace(" ", "_") for cell in rows[0]]
-    columns = {}
-    for field, names in (("lms_id", ("id", "lms_id", "user_id", "canvas_id", "moodle_id")),
-                         ("name", ("name", "student", "full_name")),
-                         ("email", ("email", "email_address", "mail"))):  # fmt: skip
-        columns[field] = next((header.index(n) for n in names if n in header), None)
-    if columns["lms_id"] is None:
-        raise LmsError(f"the roster {path} has no id column (its header is {rows[0]})")
-    students = {}
-    for row in rows[1:]:
-        if not any(cell.strip() for cell in row):
-            continue
-
-        def cell(field: str, row: list[str] = row) -> str:
-            index = columns[field]
-            return row[index].strip() if index is not None and index < len(row) else ""
-
-        students[cell("lms_id")] = Student(cell("lms_id"), cell("name"), cell("email"))
-    return students
+from autograder.reports.roster import Student, read_roster, saved_roster  # noqa: F401
 
 
 def canvas_csv(records: list[GradeRecord], roster: dict[str, Student], column: str) -> str:
@@ -80,8 +38,62 @@ def canvas_csv(records: list[GradeRecord], roster: dict[str, Student], column: s
     return buffer.getvalue()
 
 
+MOODLE_COLUMNS = ("Identifier", "Full name", "Email address", "Grade", "Maximum Grade",
+                  "Last modified (grade)")  # fmt: skip
+"""The columns of Moodle's grading worksheet that its upload reads (Identifier, Grade, Last
+modified (grade): `mod/assign/feedback/offline/importgradeslib.php`), with the name, e-mail and
+maximum to check by eye. No "Feedback comments" column: an empty one would clear comments
+already written in Moodle."""
+
+
+def moodle_csv(
+    records: list[GradeRecord], roster: dict[str, Student], modified: datetime | None = None
+) -> str:
+    """The grades as Moodle's "Upload grading worksheet" reads them: a row per student whose
+    Identifier is "Participant " and the id of Moodle's download (`Name_733_assignsubmission_
+    file_` is participant 733), with the grade and, as when it was last modified, `modified`
+    (default: now), so that Moodle keeps a grade changed there since and takes the rest."""
+    stamp = (modified or datetime.now()).astimezone().isoformat(timespec="seconds")
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(MOODLE_COLUMNS)
+    for record in sorted(records, key=lambda r: r.student):
+        student = roster.get(record.student)
+        cells = [f"Participant {record.student}", student.name if student else "",
+                 student.email if student else ""]  # fmt: skip
+        numbers = [f"{float(record.score):g}", f"{float(record.max_score):g}", stamp]
+        writer.writerow([*map(spreadsheet_text, cells), *numbers])
+    return buffer.getvalue()
+
+
+def add_parser(commands) -> None:
+    """The `export` command's arguments."""
+    export = commands.add_parser(
+        "export", help="write the grades saved in --out in the format an LMS imports"
+    )
+    export.add_argument(
+        "--format",
+        choices=("canvas", "moodle"),
+        required=True,
+        help="canvas: canvas.csv for the gradebook's import; moodle: moodle.csv, a grading "
+        "worksheet for the assignment's 'Upload grading worksheet'",
+    )
+    export.add_argument("--out", type=Path, required=True, help="a folder `grade` wrote")
+    export.add_argument(
+        "--roster",
+        type=Path,
+        help="CSV of LMS id, name and e-mail (default: the one `grade --roster` was given)",
+    )
+    export.add_argument(
+        "--column",
+        default="Adversarial search",
+        help="the gradebook column, as Canvas names it: 'Name (assignment id)' updates that one",
+    )
+
+
 def export_command(args: argparse.Namespace) -> int:
-    """Write DIR/canvas.csv from the results saved in DIR."""
+    """Write DIR/canvas.csv or DIR/moodle.csv from the results saved in DIR, with the names of
+    --roster or, without it, of the roster the grading run was given."""
     fail = "python -m autograder export: error:"
     if not args.out.is_dir():
         print(f"{fail} --out {args.out} is not a folder of grades", file=sys.stderr)
@@ -91,15 +103,28 @@ def export_command(args: argparse.Namespace) -> int:
         print(f"{fail} {args.out} holds no saved grades: run `grade` first", file=sys.stderr)
         return 2
     try:
-        roster = read_roster(args.roster) if args.roster else {}
+        roster = read_roster(args.roster) if args.roster else saved_roster(args.out)
     except LmsError as error:
         print(f"{fail} {error}", file=sys.stderr)
         return 2
-    target = args.out / "canvas.csv"
-    files.write_atomically(target, canvas_csv(records, roster, args.column))
-    unknown = sorted(r.student for r in records if roster and r.student not in roster)
+    if args.format == "moodle":
+        target, text = args.out / "moodle.csv", moodle_csv(records, roster)
+    else:
+        target, text = args.out / "canvas.csv", canvas_csv(records, roster, args.column)
+    try:
+        files.write_atomically(target, text)
+    except OSError as error:
+        print(f"{fail} {target} cannot be written: {error.strerror or error}", file=sys.stderr)
+        return 2
     print(f"wrote {target}: {len(records)} students")
+    unknown = sorted(r.student for r in records if roster and r.student not in roster)
     if unknown:
-        names = ", ".join(map(terminal.printable, unknown))
-        print(f"not in the roster (check their ids): {names}")
+        print(f"not in the roster (check their ids): {_listed(unknown)}")
+    not_moodle = sorted(r.student for r in records if not r.student.isdigit())
+    if args.format == "moodle" and not_moodle:
+        print(f"not Moodle participant ids (Moodle skips their rows): {_listed(not_moodle)}")
     return 0
+
+
+def _listed(students: list[str]) -> str:
+    return ", ".join(map(terminal.printable, students))

@@ -7,7 +7,7 @@ import html
 import io
 import json
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -17,6 +17,8 @@ from autograder.grading.records import GradeRecord, GroupResult, RuleResult
 from autograder.grading.rules import ALL_RULE_IDS, PLAYED_RULE_IDS
 from autograder.reports import files
 from autograder.reports.files import spreadsheet_text, write_atomically
+from autograder.reports.histogram import score_histogram
+from autograder.reports.roster import labelled
 
 if TYPE_CHECKING:
     from autograder.reports import similarity
@@ -72,10 +74,16 @@ class ClassSummary:
     ungraded: tuple[tuple[str, str], ...]  # (student, status)
     slowest: tuple[tuple[str, float], ...]
     timeouts: tuple[tuple[str, int], ...]  # (student, calls that ran out of time)
+    names: dict[str, str] = field(default_factory=dict)  # the roster's, by LMS id
+
+    def label(self, student: str) -> str:
+        """The student id with the roster's name beside it: "12513 (Jane Smith)"."""
+        return labelled(student, self.names)
 
 
-def summarise(records: list[GradeRecord]) -> ClassSummary:
-    """Count what the class did: scores, rules and groups passed, mistakes, failures, time."""
+def summarise(records: list[GradeRecord], names: dict[str, str] | None = None) -> ClassSummary:
+    """Count what the class did: scores, rules and groups passed, mistakes, failures, time
+    (with the roster's `names` of the students, by LMS id, to show beside the ids)."""
     records = sorted(records, key=lambda r: r.student)
     scores = tuple(float(r.score) for r in records)
     mistakes: dict[str, set[str]] = {}
@@ -103,6 +111,7 @@ def summarise(records: list[GradeRecord]) -> ClassSummary:
             for r in sorted(records, key=lambda r: -float(r.seconds))[:5]
         ),
         timeouts=tuple(sorted(timeouts, key=lambda item: (-item[1], item[0]))),
+        names=dict(names or {}),
     )
 
 
@@ -168,9 +177,10 @@ def summary_csv(summary: ClassSummary) -> str:
     for label, students in summary.mistakes:
         writer.writerow(["mistake", "", "", spreadsheet_text(label), len(students), n])
     for student, status in summary.ungraded:
-        writer.writerow(["not graded", "", "", spreadsheet_text(f"{student}: {status}"), 1, n])
+        what = f"{summary.label(student)}: {status}"
+        writer.writerow(["not graded", "", "", spreadsheet_text(what), 1, n])
     for student, late in summary.timeouts:
-        writer.writerow(["time-outs", "", "", spreadsheet_text(student), late, ""])
+        writer.writerow(["time-outs", "", "", spreadsheet_text(summary.label(student)), late, ""])
     return buffer.getvalue()
 
 
@@ -195,8 +205,13 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 """
 
 
-def class_html(summary: ClassSummary, similar: list[tuple[str, str, float]] | None = None) -> str:
-    """A self-contained page (inline SVG, nothing fetched) for the instructor."""
+def class_html(
+    summary: ClassSummary,
+    similar: similarity.Findings | list[tuple[str, str, float]] | None = None,
+) -> str:
+    """A self-contained page (inline SVG, nothing fetched) for the instructor. `similar` is
+    what comparing the submissions found (the pairs alone will do; None: it could not be
+    done; `NOT_ASKED`)."""
     n = summary.students
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
@@ -221,7 +236,7 @@ def class_html(summary: ClassSummary, similar: list[tuple[str, str, float]] | No
     parts.append("</table>")
     parts += _mistakes_html(summary)
     parts += _ungraded_html(summary)
-    parts += _similar_html(similar)
+    parts += _similar_html(similar, summary.names)
     parts += _time_html(summary)
     parts.append("</body></html>")
     return "\n".join(parts)
@@ -244,7 +259,7 @@ def _mistakes_html(summary: ClassSummary) -> list[str]:
     if summary.mistakes:
         parts.append("<table id='mistakes'><tr><th>mistake</th><th>students</th><th></th></tr>")
         for label, students in summary.mistakes:
-            links = ", ".join(_student_link(student) for student in students)
+            links = ", ".join(_student_link(student, summary.names) for student in students)
             parts.append(
                 f"<tr><td>{esc(label)}</td><td class='num'>{len(students)}</td>"
                 f"<td>{links}</td></tr>"
@@ -260,7 +275,7 @@ def _ungraded_html(summary: ClassSummary) -> list[str]:
     parts = ["<h2>Submissions that could not be graded normally</h2>"]
     if summary.ungraded:
         items = "".join(
-            f"<li>{_student_link(student)}: {esc(status)}</li>"
+            f"<li>{_student_link(student, summary.names)}: {esc(status)}</li>"
             for student, status in summary.ungraded
         )
         parts.append(f"<ul id='ungraded'>{items}</ul>")
@@ -273,12 +288,13 @@ def _time_html(summary: ClassSummary) -> list[str]:
     parts = ["<h2>Time</h2><table id='slowest'><tr><th>slowest</th><th>seconds</th></tr>"]
     for student, seconds in summary.slowest:
         parts.append(
-            f"<tr><td>{_student_link(student)}</td><td class='num'>{seconds:.2f}</td></tr>"
+            f"<tr><td>{_student_link(student, summary.names)}</td>"
+            f"<td class='num'>{seconds:.2f}</td></tr>"
         )
     parts.append("</table>")
     if summary.timeouts:
         items = "".join(
-            f"<li>{_student_link(student)}: {late} call(s)</li>"
+            f"<li>{_student_link(student, summary.names)}: {late} call(s)</li>"
             for student, late in summary.timeouts
         )
         parts.append(f"<p>Calls that ran out of time:</p><ul id='timeouts'>{items}</ul>")
@@ -291,7 +307,7 @@ NOT_ASKED: list = []
 """`class_html`'s `similar` when the run was not asked to compare submissions (--similarity)."""
 
 
-def _similar_html(similar: list[tuple[str, str, float]] | None) -> list[str]:
+def _similar_html(similar: similarity.Findings | list | None, names: dict[str, str]) -> list[str]:
     parts = ["<h2>Similar submissions</h2>"]
     if similar is NOT_ASKED:
         return parts + [
@@ -300,6 +316,14 @@ def _similar_html(similar: list[tuple[str, str, float]] | None) -> list[str]:
         ]
     if similar is None:
         return parts + ["<p>The submissions could not be compared.</p>"]
+    if isinstance(similar, list):
+        similar, not_compared = similar, ()
+    else:
+        if similar.failure:
+            return parts + [f"<p>The submissions could not be compared: "
+                            f"{html.escape(similar.failure)}.</p>"]  # fmt: skip
+        similar, not_compared = list(similar.pairs), similar.not_compared
+    parts += _not_compared_html(not_compared, names)
     parts.append(
         f"<p>{len(similar)} pair(s) look alike, or like the public reference solutions (a reason "
         "to look, not a verdict): <a href='similarity.html'>the matching code side by side</a>."
@@ -307,93 +331,59 @@ def _similar_html(similar: list[tuple[str, str, float]] | None) -> list[str]:
     )
     if similar:
         rows = "".join(
-            f"<tr><td class='num'>{score:.0%}</td><td>{_pair_name(left)}</td>"
-            f"<td>{_pair_name(right)}</td></tr>"
+            f"<tr><td class='num'>{score:.0%}</td><td>{_pair_name(left, names)}</td>"
+            f"<td>{_pair_name(right, names)}</td></tr>"
             for left, right, score in similar[:10]
         )
         parts.append(f"<table id='similar'>{rows}</table>")
     return parts
 
 
-def _pair_name(name: str) -> str:
+def _not_compared_html(not_compared, names: dict[str, str]) -> list[str]:
+    """The submissions left out of the comparison, or compared only in part: what was not
+    compared cannot be flagged, so the instructor looks at them."""
+    if not not_compared:
+        return []
+    items = "".join(
+        f"<li>{_pair_name(student, names)}: {html.escape(why)}</li>"
+        for student, why in not_compared
+    )
+    return [f"<p>Not compared, or only in part (look at these yourself):</p>"
+            f"<ul id='not-compared'>{items}</ul>"]  # fmt: skip
+
+
+def _pair_name(name: str, names: dict[str, str]) -> str:
     from autograder.reports.similarity import REFERENCE
 
-    return html.escape(name) if name == REFERENCE else _student_link(name)
+    return html.escape(name) if name == REFERENCE else _student_link(name, names)
 
 
-def _student_link(student: str) -> str:
-    return f"<a href='{html.escape(quote(student))}/feedback.html'>{html.escape(student)}</a>"
+def _student_link(student: str, names: dict[str, str]) -> str:
+    """The student's feedback page, linked by the id and the roster's name beside it."""
+    shown = html.escape(labelled(student, names))
+    return f"<a href='{html.escape(quote(student))}/feedback.html'>{shown}</a>"
 
 
 def histogram_svg(summary: ClassSummary, bins: int = 10) -> str:
     """The score distribution: `bins` bars of equal width, with the mean and median marked."""
-    width, height, left, bottom, top = 560, 236, 36, 34, 30
-    plot_w, plot_h = width - left - 12, height - bottom - top
-    top_score = summary.max_score or 1.0
-    counts = [0] * bins
-    for score in summary.scores:
-        counts[min(int(score / top_score * bins), bins - 1)] += 1
-    tallest = max(counts, default=0) or 1
-    parts = [
-        f"<svg id='histogram' xmlns='http://www.w3.org/2000/svg' width='{width}' "
-        f"height='{height}' role='img' aria-label='histogram of the scores'>",
-        f"<line x1='{left}' y1='{top + plot_h}' x2='{left + plot_w}' y2='{top + plot_h}' "
-        "stroke='#1d2430'/>",
-    ]
-    bar_w = plot_w / bins
-    for index, count in enumerate(counts):
-        bar_h = plot_h * count / tallest
-        x, y = left + index * bar_w, top + plot_h - bar_h
-        low = top_score * index / bins
-        parts.append(
-            f"<rect class='bin' x='{x + 1:.1f}' y='{y:.1f}' width='{bar_w - 2:.1f}' "
-            f"height='{bar_h:.1f}' fill='#4c7bd9'><title>{_number(low)}-"
-            f"{_number(low + top_score / bins)}: {count}</title></rect>"
-        )
-        if count:
-            parts.append(
-                f"<text x='{x + bar_w / 2:.1f}' y='{y - 3:.1f}' font-size='11' "
-                f"text-anchor='middle'>{count}</text>"
-            )
-    for tick in range(0, bins + 1, 2):
-        x = left + tick * bar_w
-        parts.append(
-            f"<text x='{x:.1f}' y='{top + plot_h + 16}' font-size='11' "
-            f"text-anchor='middle'>{_number(top_score * tick / bins)}</text>"
-        )
-    for name, value, colour, dash in (
-        ("mean", summary.mean, "#b42318", ""),
-        ("median", summary.median, "#17803d", " stroke-dasharray='5 3'"),
-    ):
-        x = left + plot_w * value / top_score
-        parts.append(
-            f"<line x1='{x:.1f}' y1='{top - 26}' x2='{x:.1f}' y2='{top + plot_h}' "
-            f"stroke='{colour}' stroke-width='2'{dash}/>"
-        )
-        anchor = "end" if name == "mean" else "start"
-        shift = -4 if name == "mean" else 4
-        parts.append(
-            f"<text x='{x + shift:.1f}' y='{top - 16}' font-size='11' fill='{colour}' "
-            f"text-anchor='{anchor}'>{name} {_number(value)}</text>"
-        )
-    parts.append(
-        f"<text x='{left + plot_w / 2:.1f}' y='{height - 4}' font-size='11' "
-        "text-anchor='middle'>score</text></svg>"
-    )
-    return "".join(parts)
+    return score_histogram(summary.scores, summary.max_score, summary.mean, summary.median, bins)
 
 
 # -- the output folder ------------------------------------------------------------------------
 
 
 def write_class_files(
-    out: Path, records: list[GradeRecord], similar: similarity.SimilarPairs | None = None
+    out: Path,
+    records: list[GradeRecord],
+    similar: similarity.SimilarPairs | None = None,
+    names: dict[str, str] | None = None,
 ) -> ClassSummary:
     """Write the manifest, class.html and summary.csv for these records (with the similar
-    pairs, once their comparison has finished); return the summary."""
-    summary = summarise(records)
+    pairs, once their comparison has finished, and the roster's `names` beside the ids);
+    return the summary."""
+    summary = summarise(records, names)
     write_atomically(out / files.MANIFEST, json.dumps(sorted(r.student for r in records)))
-    pairs = similar.pairs() if similar is not None else NOT_ASKED
-    write_atomically(out / "class.html", class_html(summary, pairs))
+    found = similar.findings() if similar is not None else NOT_ASKED
+    write_atomically(out / "class.html", class_html(summary, found))
     write_atomically(out / "summary.csv", summary_csv(summary))
     return summary

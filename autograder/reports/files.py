@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from autograder.grading.records import GradeRecord
 from autograder.grading.rules import ALL_RULE_IDS, RULE_IDS
+from autograder.reports.text import printable
 
 if TYPE_CHECKING:
     from autograder.grading.load import Submission
@@ -150,17 +151,21 @@ def graded_rule_ids(records: list[GradeRecord]) -> tuple[str, ...]:
     return (*known, *(rule_id for rule_id in present if rule_id not in known)) or RULE_IDS
 
 
-def grades_csv(records: list[GradeRecord]) -> str:
-    """One row per student: student, score, max_score, one column per rule id, status."""
+def grades_csv(records: list[GradeRecord], names: dict[str, str] | None = None) -> str:
+    """One row per student: student, score, max_score, one column per rule id, status; with a
+    roster's `names` (by LMS id), a name column after the student's id."""
     rule_ids = graded_rule_ids(records)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "score", "max_score", *rule_ids, "status"])
+    named = ["name"] if names else []
+    writer.writerow(["student", *named, "score", "max_score", *rule_ids, "status"])
     for record in sorted(records, key=lambda r: r.student):
         points = {rule.id: rule.points for rule in record.rules}
+        name = [spreadsheet_text(names.get(record.student, ""))] if names else []
         writer.writerow(
             [
                 spreadsheet_text(record.student),
+                *name,
                 _number(record.score),
                 _number(record.max_score),
                 *(_number(points.get(rule_id, 0)) for rule_id in rule_ids),
@@ -171,9 +176,12 @@ def grades_csv(records: list[GradeRecord]) -> str:
 
 
 def spreadsheet_text(text: str) -> str:
-    """`text` as a CSV cell a spreadsheet shows and never runs: a cell starting with =, +, -,
-    @, a tab or a carriage return is read as a formula, so it gets a leading quote."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    """`text` as a CSV cell a spreadsheet shows and never runs, as it reads on the terminal:
+    control and bidirectional characters shown as escapes (`text.printable`: a carriage return
+    or an escape sequence in a student id stays out of every file an instructor opens), and a
+    cell starting with =, +, - or @, which is read as a formula, given a leading quote."""
+    text = printable(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
 def _number(value: float) -> str:

@@ -6,37 +6,45 @@ copydetect (winnowing, as MOSS does), which also replaces every name by a placeh
 renamed variables and reordered helpers still match. A high score is a reason to look at the
 two submissions side by side, never a verdict: short functions that follow the lecture's
 pseudo-code closely look alike even when they were written independently.
+
+What one submission holds cannot stop the others being compared: each is read and normalised in
+a child process with caps on its time and memory (`autograder.sandbox.bounded`), within caps on
+its size (`CompareLimits`), and one that cannot be is listed as not compared, with the reason; a
+definition that cannot be normalised (nested too deeply) is left out and named. The pairs are
+then compared in a capped child process of their own.
 """
 
 from __future__ import annotations
 
-import ast
 import csv
+import functools
 import html
 import io
-import multiprocessing
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-from autograder.grading.load import Submission, discover, load, unpacking
+from autograder.grading.load import Submission, discover, unpacking
+from autograder.grading.outcomes import out_refused
 from autograder.reports.files import spreadsheet_text, whole_class
+from autograder.reports.normalising import (  # noqa: F401 - re-exported: what is compared
+    GUARANTEE_TOKENS,
+    NOISE_TOKENS,
+    REFERENCE,
+    Code,
+    CompareLimits,
+    fingerprint,
+    normalise,
+    normalised,
+    reference_code,
+    submission_code,
+)
+from autograder.reports.text import printable
+from autograder.sandbox.bounded import BoundedChild, Caps, bounded_map
 
-REFERENCE = "(reference solutions)"
-NOISE_TOKENS = 25  # matches shorter than this many tokens are ignored (copydetect's default)
-GUARANTEE_TOKENS = 30  # matches at least this long are always found
 THRESHOLD = 0.6
 """Pairs whose score reaches this are listed first and printed; the page shows every pair."""
-
-
-@dataclass(frozen=True)
-class Code:
-    """What is compared of one submission: its definitions, normalised."""
-
-    name: str
-    text: str
 
 
 @dataclass(frozen=True)
@@ -56,46 +64,6 @@ class Match:
         return max(self.left_share, self.right_share)
 
 
-def normalise(cells: list[str]) -> str:
-    """The top-level functions and classes of `cells`, without docstrings or comments, in one
-    layout. Cells that do not parse are left out (they are graded as syntax errors anyway)."""
-    parts = []
-    for source in cells:
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            continue
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                _drop_docstrings(node)
-                parts.append(ast.unparse(node))
-    return "\n\n".join(parts) + "\n" if parts else ""
-
-
-def _drop_docstrings(node: ast.AST) -> None:
-    for inner in ast.walk(node):
-        body = getattr(inner, "body", None)
-        if (
-            isinstance(body, list)
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            inner.body = body[1:] or [ast.Pass()]
-
-
-def submission_code(submission: Submission) -> Code:
-    loaded = load(submission)
-    return Code(submission.student, normalise([source for _, source in loaded.cells]))
-
-
-def reference_code() -> Code:
-    from autograder.grading.reference import reference_source
-
-    return Code(REFERENCE, normalise([reference_source()]))
-
-
 COMMON_SHARE = 0.5
 """Passages found in more than this share of the submissions (at least 4 of them) are common
 ground, like template code or the one obvious way to write a loop: they are ignored when two
@@ -105,13 +73,7 @@ reference, which is a known source."""
 
 def compare(codes: list[Code], reference: str = REFERENCE) -> list[Match]:
     """Every pair of `codes` that share uncommon fingerprints, highest score first."""
-    from copydetect import CodeFingerprint, compare_files
-
-    window = GUARANTEE_TOKENS - NOISE_TOKENS + 1
-
-    def fingerprint(code: Code, common=None) -> CodeFingerprint:
-        return CodeFingerprint(f"{code.name}.py", NOISE_TOKENS, window, boilerplate=common,
-                               fp=io.StringIO(code.text), language="python")  # fmt: skip
+    from copydetect import compare_files
 
     present = [code for code in codes if code.text.strip()]
     by_name = {code.name: code for code in present}
@@ -174,10 +136,19 @@ pre { background: #f4f6f9; padding: .6rem; border-radius: 6px; font-size: .8rem;
 """
 
 
-def similarity_html(codes: dict[str, Code], matches: list[Match], threshold: float) -> str:
-    """A self-contained page: the pairs by score, and the matched regions side by side."""
+def similarity_html(
+    codes: dict[str, Code],
+    matches: list[Match],
+    threshold: float,
+    failure: str = "",
+    not_compared: list[tuple[str, str]] | None = None,
+) -> str:
+    """A self-contained page: the pairs by score, the matched regions side by side, and the
+    submissions `not_compared` (or only in part; by default the codes with a note), with the
+    reason."""
     esc = html.escape
     flagged = [m for m in matches if m.score >= threshold]
+    compared = sum(1 for code in codes.values() if code.text.strip())
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>Similar submissions</title><style>{STYLE}</style></head><body>",
@@ -186,10 +157,15 @@ def similarity_html(codes: dict[str, Code], matches: list[Match], threshold: flo
         "short functions that follow the lecture's pseudo-code look alike even when written "
         "independently, and mistakes made from the reference resemble it. Comments, "
         "docstrings, names and layout were normalised away before comparing.</p>",
-        f"<p>{len(codes)} codes compared (the reference solutions included); {len(flagged)} "
-        f"pair(s) at or above {threshold:.0%}.</p>",
-        "<table id='pairs'><tr><th>score</th><th>submission</th><th>submission</th></tr>",
     ]
+    if failure:
+        parts.append(f"<p class='note' id='failure'>No pair was compared: {esc(failure)}.</p>")
+    else:
+        parts.append(f"<p>{compared} codes compared (the reference solutions included); "
+                     f"{len(flagged)} pair(s) at or above {threshold:.0%}.</p>")  # fmt: skip
+    noted = [(code.name, code.note) for code in codes.values() if code.note]
+    parts += _not_compared_html(noted if not_compared is None else not_compared)
+    parts.append("<table id='pairs'><tr><th>score</th><th>submission</th><th>submission</th></tr>")
     for number, match in enumerate(matches):
         parts.append(
             f"<tr><td class='num'>{match.score:.0%}</td><td>{_link(match.left, number, flagged)}"
@@ -207,6 +183,15 @@ def similarity_html(codes: dict[str, Code], matches: list[Match], threshold: flo
         )
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _not_compared_html(not_compared: list[tuple[str, str]]) -> list[str]:
+    if not not_compared:
+        return []
+    esc = html.escape
+    items = "".join(f"<li>{esc(name)}: {esc(why)}</li>" for name, why in not_compared)
+    return ["<h2>Not compared, or only in part</h2><p>Look at these yourself: what was not "
+            f"compared cannot be flagged.</p><ul id='not-compared'>{items}</ul>"]  # fmt: skip
 
 
 def _link(name: str, number: int, flagged: list[Match]) -> str:
@@ -228,49 +213,123 @@ def _marked(text: str, regions: tuple[tuple[int, int], ...]) -> str:
     return "".join(pieces)
 
 
+@dataclass(frozen=True)
+class Comparison:
+    """A class compared: every code (with its note), the pairs found, highest first, why no
+    pair could be compared ("" if they were), and the submissions left out unread."""
+
+    codes: dict[str, Code]
+    matches: list[Match]
+    failure: str = ""
+    unread: tuple[tuple[str, str], ...] = ()  # (name, why)
+
+    def not_compared(self) -> list[tuple[str, str]]:
+        """The submissions not compared, or only in part: (name, why)."""
+        noted = [(code.name, code.note) for code in self.codes.values() if code.note]
+        return [*self.unread, *noted]
+
+
+def compare_submissions(
+    submissions: list[Submission], limits: CompareLimits | None = None
+) -> Comparison:
+    """Read each submission in a capped child process (`submission_code`), then compare every
+    pair, and each with the reference, in another (`compare`)."""
+    import copydetect  # noqa: F401 - imported once, here, for every child forked below
+
+    limits = limits or CompareLimits()
+    codes = {REFERENCE: reference_code()}
+    named_so = "not compared: a submission's name cannot be the one the reference solutions go by"
+    unread = ((REFERENCE, named_so),) if any(s.student == REFERENCE for s in submissions) else ()
+    submissions = [submission for submission in submissions if submission.student != REFERENCE]
+    read = functools.partial(submission_code, limits=limits)
+    for submission, done in zip(
+        submissions, bounded_map(read, submissions, limits.submission), strict=True
+    ):
+        why = f"not compared: reading it {done.failure}"
+        codes[submission.student] = done.value or Code(submission.student, "", why)
+    with BoundedChild(compare, [list(codes.values())], limits.pairs) as child:
+        done = child.next()
+    if done.failure:
+        return Comparison(codes, [], f"comparing the pairs {done.failure}", unread)
+    return Comparison(codes, done.value, "", unread)
+
+
 def similarity_report(
-    submissions: list[Submission], out: Path, threshold: float = THRESHOLD
-) -> list[Match]:
+    submissions: list[Submission],
+    out: Path,
+    threshold: float = THRESHOLD,
+    limits: CompareLimits | None = None,
+) -> Comparison:
     """Compare the submissions with each other and with the reference; write
-    `out/similarity.html` and `out/similarity.csv`; return the matches, highest first."""
+    `out/similarity.html` and `out/similarity.csv`; return the comparison."""
     from autograder.reports.files import write_atomically
 
-    codes = {code.name: code for code in [reference_code(), *map(submission_code, submissions)]}
-    matches = compare(list(codes.values()))
+    comparison = compare_submissions(submissions, limits)
+    matches = comparison.matches
     write_atomically(out / "similarity.csv", similarity_csv(matches))
-    write_atomically(out / "similarity.html", similarity_html(codes, matches, threshold))
-    return matches
+    page = similarity_html(comparison.codes, matches, threshold, comparison.failure,
+                           comparison.not_compared())  # fmt: skip
+    write_atomically(out / "similarity.html", page)
+    return comparison
+
+
+@dataclass(frozen=True)
+class Findings:
+    """What the class page says of a comparison: the pairs at or above the threshold, the
+    submissions not compared (or only in part) with the reason, and why no pair was compared
+    ("" if they were)."""
+
+    pairs: tuple[tuple[str, str, float], ...] = ()
+    not_compared: tuple[tuple[str, str], ...] = ()
+    failure: str = ""
+
+
+def _findings(job: tuple[list[Submission], Path, CompareLimits]) -> Findings:
+    submissions, out, limits = job
+    comparison = similarity_report(submissions, out, THRESHOLD, limits)
+    pairs = tuple((m.left, m.right, m.score) for m in comparison.matches if m.score >= THRESHOLD)
+    return Findings(pairs, tuple(comparison.not_compared()), comparison.failure)
 
 
 class SimilarPairs:
     """The class's submissions compared (`similarity.py`) in a process of its own, started
-    before grading so that it runs beside the graders (about 0.7 s more for a class of 50 on
-    two cores, hence `--similarity` asks for it), with memory of its own."""
+    before grading so that it runs beside the graders (about a second more for a class of 50 on
+    two cores, hence `--similarity` asks for it), with caps of its own on time and memory
+    (`seconds` for the whole class; each submission and the pairs have `limits`)."""
 
-    def __init__(self, out: Path, submissions: list) -> None:
-        from autograder.reports.similarity import similarity_report
+    def __init__(
+        self,
+        out: Path,
+        submissions: list,
+        limits: CompareLimits | None = None,
+        seconds: float = 600,
+    ) -> None:
+        limits = limits or CompareLimits()
+        caps = Caps(seconds, limits.pairs.memory_mb + 512)
+        self._child = BoundedChild(_findings, [(submissions, out, limits)], caps)
+        self._findings: Findings | None = None
 
-        context = multiprocessing.get_context("fork")
-        self._pool = ProcessPoolExecutor(1, mp_context=context)
-        self._future = self._pool.submit(similarity_report, submissions, out)
+    def findings(self, timeout: float | None = None) -> Findings:
+        """What was found, once the comparison has finished (waiting at most `timeout` more
+        seconds); its `failure` says why if it could not be made."""
+        if self._findings is None:
+            done = self._child.next(timeout)
+            self._findings = done.value or Findings(failure=f"the comparison {done.failure}")
+            self.close()
+        return self._findings
 
     def pairs(self, timeout: float = 600) -> list[tuple[str, str, float]] | None:
         """The pairs at or above the threshold; None if the comparison could not be made."""
-        from autograder.reports.similarity import THRESHOLD
+        found = self.findings(timeout)
+        return None if found.failure else list(found.pairs)
 
-        try:
-            matches = self._future.result(timeout=timeout)
-        except Exception:  # noqa: BLE001 - a report section must never cost the grades
-            return None
-        finally:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-        return [(m.left, m.right, m.score) for m in matches if m.score >= THRESHOLD]
+    def close(self) -> None:
+        """Stop the comparison if it is still running (a run interrupted while grading)."""
+        self._child.close()
 
 
 def class_submissions(out: Path, known: set[str], submissions: list) -> list:
     """This run's submissions and the files of every other student saved in `out`."""
-    from autograder.grading.load import Submission
-
     graded = {submission.student for submission in submissions}
     others = [
         Submission(record.student, tuple(Path(name) for name in record.files))
@@ -282,22 +341,35 @@ def class_submissions(out: Path, known: set[str], submissions: list) -> list:
 
 def command(args) -> int:
     """Write DIR/similarity.html and .csv and print the pairs at or above the threshold."""
+    fail = "python -m autograder similarity: error:"
+    why = out_refused(args.out)
+    if why:
+        print(f"{fail} {why}", file=sys.stderr)
+        return 2
     with unpacking(args.paths) as unpack:
         found = discover(args.paths, args.assignment, unpack)
         if not found.submissions:
-            print(
-                "no submissions found: give notebooks, .py files or folders of them",
-                file=sys.stderr,
-            )
+            print(f"{fail} no submissions found: give notebooks, .py files or folders of them",
+                  file=sys.stderr)  # fmt: skip
             return 2
-        matches = similarity_report(found.submissions, args.out, args.threshold)
-    flagged = [m for m in matches if m.score >= args.threshold]
+        try:
+            comparison = similarity_report(found.submissions, args.out, args.threshold)
+        except OSError as error:  # what `out_refused` cannot see coming: a full disk
+            print(f"{fail} --out {args.out} cannot be written: {error.strerror or error}",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+    flagged = [m for m in comparison.matches if m.score >= args.threshold]
     for match in flagged[:15]:
-        print(f"{match.score:4.0%}  {match.left}  ~  {match.right}")
+        print(f"{match.score:4.0%}  {printable(match.left)}  ~  {printable(match.right)}")
     if len(flagged) > 15:
         print(f"... and {len(flagged) - 15} more")
+    for name, note in comparison.not_compared():
+        print(f"{printable(name)}: {printable(note)}")
+    if comparison.failure:
+        print(f"{fail} {comparison.failure}", file=sys.stderr)
+        return 1
     print(
         f"{len(flagged)} pair(s) at or above {args.threshold:.0%}: "
-        f"{args.out / 'similarity.html'} (a reason to look, not a verdict)"
+        f"{printable(str(args.out / 'similarity.html'))} (a reason to look, not a verdict)"
     )
     return 0

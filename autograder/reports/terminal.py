@@ -3,8 +3,6 @@ a student id cannot turn into terminal control."""
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from pathlib import Path
 
 from rich import box
@@ -14,6 +12,8 @@ from rich.table import Table
 from autograder.grading.records import GradeRecord
 from autograder.reports.class_report import ClassSummary, _number
 from autograder.reports.files import graded_rule_ids
+from autograder.reports.roster import labelled
+from autograder.reports.text import printable
 
 SHORT_NAMES = {
     "minimax_value": "mmV",
@@ -35,29 +35,17 @@ SHORT_NAMES = {
 }
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def printable(text: str) -> str:
-    """`text` with control and bidirectional characters shown as escapes, so a student id
-    cannot move the cursor, recolour the terminal or hide its own name."""
-    shown = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    return "".join(
-        f"\\u{ord(c):04x}" if unicodedata.bidirectional(c) in _BIDI_CONTROLS else c for c in shown
-    )
-
-
 def plain_text(text: str) -> str:
     """`printable(text)` with rich markup escaped, for the rich console (`eve[bold]x` stays)."""
     return escape(printable(text))
 
 
-_BIDI_CONTROLS = {"LRE", "RLE", "PDF", "LRO", "RLO", "LRI", "RLI", "FSI", "PDI"}
-
-
-def terminal_table(records: list[GradeRecord], width: int = 80) -> Table:
+def terminal_table(
+    records: list[GradeRecord], width: int = 80, names: dict[str, str] | None = None
+) -> Table:
     """The class at a glance in at most `width` columns: a short header per rule (the legend
-    below the table names them), every rule's points shown, long ids cut with an ellipsis."""
+    below the table names them), every rule's points shown, the roster's `names` beside the
+    ids, long ones cut with an ellipsis."""
     rule_ids = graded_rule_ids(records)
     table = Table(
         title="Grades", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), collapse_padding=True
@@ -81,7 +69,7 @@ def terminal_table(records: list[GradeRecord], width: int = 80) -> Table:
             cells.append(f"[{style}]{rule.points:g}[/{style}]")
         mark = "" if record.status == "graded" else " [red]![/red]"
         table.add_row(
-            plain_text(record.student) + mark,
+            plain_text(labelled(record.student, names or {})) + mark,
             f"{record.score:g}/{record.max_score:g}",
             *cells,
         )
@@ -97,7 +85,7 @@ def closing_lines(summary: ClassSummary, out: Path) -> list[str]:
         f"{_number(summary.median)} of {_number(summary.max_score)}",
     ]
     for student, status in summary.ungraded:
-        lines.append(f"[red]![/red] {plain_text(student)}: {plain_text(status)}")
+        lines.append(f"[red]![/red] {plain_text(summary.label(student))}: {plain_text(status)}")
     if summary.mistakes:
         ranked = "; ".join(
             f"{plain_text(label)} ({len(students)})" for label, students in summary.mistakes[:3]
@@ -105,7 +93,8 @@ def closing_lines(summary: ClassSummary, out: Path) -> list[str]:
         lines.append(f"most common mistakes: {ranked}")
     if summary.timeouts:
         lines.append(
-            "time-outs: " + ", ".join(f"{plain_text(s)} ({n})" for s, n in summary.timeouts[:5])
+            "time-outs: "
+            + ", ".join(f"{plain_text(summary.label(s))}: {n}" for s, n in summary.timeouts[:5])
         )
     lines.append(f"class report: {plain_text(str(out / 'class.html'))}")
     return lines
