@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from autograder.grading import beyond, cases
+from autograder.grading.grade import Settings, grade
 from autograder.grading.judge import Case, Outcome, judge
+from autograder.grading.load import Submission, load
 from autograder.grading.mistakes import mistake
 from autograder.grading.plain import decode, plain
 from autograder.grading.rules import CHANCE_AND_MAXN_RULE_IDS, rule
@@ -130,3 +132,59 @@ def test_every_group_names_the_mistakes_of_its_rule_except_where_a_fair_die_hide
                 assert not caught, (entry.id, group.name)
             else:
                 assert caught, (entry.id, group.name)
+
+
+INT_LEAVES_ONLY = """
+from games import CHANCE, MAX
+
+
+def expectiminimax_value(game, state):
+    if game.is_terminal(state):
+        value = game.utility(state)
+        return value if isinstance(value, int) else 0  # public code's leaf test: ints only
+    if game.to_move(state) == CHANCE:
+        return sum(p * expectiminimax_value(game, game.result(state, o))
+                   for o, p in game.chance_outcomes(state))
+    values = [expectiminimax_value(game, game.result(state, a)) for a in game.actions(state)]
+    return max(values) if game.to_move(state) == MAX else min(values)
+"""
+
+
+def test_the_hand_made_trees_serve_what_public_code_gets_wrong() -> None:
+    sets = beyond.instance_sets()
+    leaves = [i for i in sets["chance_hand"] if i.game.is_terminal(i.state)]
+    assert [i.name for i in leaves] == ["a game already over: the root is a leaf"]
+    nested = [i for i in sets["chance_hand"] if "chance under chance" in i.name]
+    assert nested and nested[0].game.to_move((0, 0)) == CHANCE
+    assert any(
+        type(i.game.utility(path)) is float
+        for i in sets["chance_hand"]
+        for path in _leaves(i.game, i.state)
+    )
+    assert all(
+        not i.game.is_terminal(i.state) for i in (*sets["chance_moves"], *sets["maxn_moves"])
+    )
+    assert any(i.game.is_terminal(i.state) for i in sets["maxn_hand"])
+
+
+def _leaves(game, state):
+    if game.is_terminal(state):
+        return [state]
+    return [leaf for a in game.actions(state) for leaf in _leaves(game, game.result(state, a))]
+
+
+def test_an_expectiminimax_that_knows_only_int_leaves_loses_the_hand_made_trees(
+    view: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "public.py"
+    path.write_text(INT_LEAVES_ONLY, encoding="utf-8")
+    submission = Submission("public", (path,))
+    settings = Settings(Limits(isolation="process"), view, rule_ids=("expectiminimax_value",))
+    record = grade(submission, load(submission), settings)
+    (result,) = record.rules
+    points = {group.name: group.points for group in result.groups}
+    assert points == {
+        "hand-made chance trees": 0,
+        "seeded chance trees with uneven probabilities": 5,
+        "Pig positions (a fair die)": 5,
+    }

@@ -68,3 +68,26 @@ def test_a_broken_notebooks_status_appears_once() -> None:
 def test_a_student_who_passed_everything_is_told_so() -> None:
     page = feedback_html(_record({"minimax_value": [_verdict(True)]}))
     assert "id='all-passed'" in page and "Where points were lost" not in page
+
+
+def test_the_first_lost_point_comes_before_everything_and_the_notebooks_own_checks_fold_below():
+    own = (
+        "code cell 9, line 2 of ann.ipynb raised an exception: AssertionError: players do not "
+        "alternate: every level maximises; the other cells were still run"
+    )
+    other = "a second file for ann was skipped: ann_Untitled.ipynb"
+    record = _record(
+        {"alphabeta_value": [_verdict(True)], "alphabeta_decision": [_verdict(False, "why")]},
+        messages=[own, other],
+    )
+    page = feedback_html(record)
+    body = page[page.index("<p id='status'>") :]
+    first_lost = body.index("alphabeta_decision group")
+    for later in ("class='messages'", "<table class='rules'>", "own-checks", "players do not"):
+        assert first_lost < body.index(later), later
+    folded = page[page.index("<details class='own-checks'>") :]
+    folded = folded[: folded.index("</details>")]
+    assert "players do not alternate" in folded and "1 of your notebook's own checks" in folded
+    messages = page[page.index("class='messages'") :]
+    assert other in messages[: messages.index("</div>")]
+    assert "players do not" not in messages[: messages.index("</div>")]

@@ -210,6 +210,18 @@ def chance_trees() -> list[Instance]:
             "an outcome of probability 0",
             max_(chance((0.0, 100), (1.0, -3)), chance((0.5, -2), (0.5, 0))),
         ),
+        _tree(
+            "leaves that are not whole numbers",
+            max_(chance((0.5, 2.5), (0.5, -0.75)), chance((0.25, 1.5), (0.75, 0.25))),
+        ),
+        _tree(
+            "chance under chance: two dice in a row",
+            max_(
+                chance((0.5, chance((0.5, 4), (0.5, -2))), (0.5, 1)),
+                chance((0.25, 3), (0.75, chance((0.2, 6), (0.8, 0.5)))),
+            ),
+        ),
+        _tree("a game already over: the root is a leaf", 3.5),
     ]
 
 
@@ -260,8 +272,21 @@ def pig_positions() -> list[Instance]:
 
 
 def multiplayer_trees() -> list[Instance]:
-    """Three-player trees whose values tell the mistakes apart, rooted at each player."""
+    """Three-player trees whose values tell the mistakes apart, rooted at each player; one full
+    of ties, where only the first best child on a tie is right; a game already over."""
     return [
+        Instance(
+            "ties everywhere: the first best child",
+            MultiplayerTree(
+                [
+                    [(2, 5, 1), (2, 1, 5)],
+                    [[(4, 3, 3), (4, 3, 0)], [(1, 3, 6), (0, 3, 2)]],
+                    [(4, 0, 0), (4, 7, 7)],
+                ]
+            ),
+            (),
+        ),
+        Instance("a game already over: the root is a leaf", MultiplayerTree((1.5, 0, 2)), ()),
         Instance(
             "three players, player 0 at the root",
             MultiplayerTree(
@@ -319,17 +344,27 @@ def takeaway_positions() -> list[Instance]:
     return [Instance(f"take-away: {game.display(state)}", game, state) for state in states]
 
 
+def _has_moves(instance: Instance) -> bool:
+    return not instance.game.is_terminal(instance.state)
+
+
 @cache
 def instance_sets() -> dict[str, tuple[Instance, ...]]:
-    """The groups' instances, by name (built once per process)."""
+    """The groups' instances, by name (built once per process; a decision group reuses the
+    value groups' instances, so each call is made once)."""
     hand, seeded, pig = chance_trees(), random_chance_trees(6, seed=11), pig_positions()
+    players_hand, players_seeded = multiplayer_trees(), random_multiplayer_trees(6, seed=12)
     return {
         "chance_hand": tuple(hand),
         "chance_random": tuple(seeded),
         "pig": tuple(pig),
-        "chance_moves": (*(i for i in hand if i.game.to_move(()) != CHANCE), *seeded[:3]),
+        "chance_moves": (
+            *(i for i in hand if _has_moves(i) and i.game.to_move(()) != CHANCE),
+            *seeded[:3],
+        ),  # fmt: skip
         "pig_moves": tuple(i for i in pig if not i.state.rolling and len(PIG.actions(i.state)) > 1),
-        "maxn_hand": tuple(multiplayer_trees()),
-        "maxn_random": tuple(random_multiplayer_trees(6, seed=12)),
+        "maxn_hand": tuple(players_hand),
+        "maxn_random": tuple(players_seeded),
+        "maxn_moves": tuple(i for i in (*players_hand, *players_seeded) if _has_moves(i)),
         "takeaway": tuple(takeaway_positions()),
     }

@@ -200,7 +200,7 @@ def _chance_and_maxn_rules() -> tuple[Rule, ...]:
         )),
         Rule("maxn_decision", "decision", "max-n best moves", (
             Group("three-player trees", "maxn_decision", 5,
-                  (*sets["maxn_hand"], *sets["maxn_random"])),
+                  sets["maxn_moves"]),
             Group("take-away for three", "maxn_decision", 5, sets["takeaway"]),
         )),
     )  # fmt: skip

@@ -25,7 +25,8 @@ table.rules td.num { text-align: right; font-variant-numeric: tabular-nums; }
 pre { background: #f4f6f9; padding: .5rem .7rem; border-radius: 6px; overflow-x: auto;
       font-size: .85rem; } .hint { background: #eef4ff; border-left: 4px solid #4c7bd9;
       padding: .4rem .8rem; } img { max-width: 100%; }
-details.passed { margin: 1rem 0; } details.passed summary { cursor: pointer; font-weight: 600; }
+details.passed, details.own-checks { margin: 1rem 0; }
+details summary { cursor: pointer; font-weight: 600; }
 dt { font-weight: 600; } dd { margin: 0 0 .4rem 0; }
 """
 
@@ -33,8 +34,10 @@ dt { font-weight: 600; } dd { margin: 0 0 .4rem 0; }
 def feedback_html(
     record: GradeRecord, figures: dict[tuple[str, str], tuple[Verdict, str]] | None = None
 ) -> str:
-    """A self-contained page: the lost groups first, each failed instance with what was
-    expected, what the function returned and a hint; passed groups folded under a summary."""
+    """A self-contained page whose first lost point comes first: after the score, the lost
+    groups, each failed instance with what was expected, what the function returned and a hint;
+    then the grader's messages, the notebook's own failed checks folded, the points by rule,
+    and the passed groups folded under a summary."""
     figures = figures or {}
     esc = html.escape
     graded = any(group.verdicts for rule in record.rules for group in rule.groups)
@@ -46,10 +49,8 @@ def feedback_html(
         f"<p id='status'>Status: <b>{esc(record.status)}</b></p>",
     ]
     messages = [m for m in record.messages if not m.startswith(record.status)]
-    if messages:
-        items = "".join(f"<li>{esc(m)}</li>" for m in messages)
-        parts.append(f"<div class='messages'><b>Messages</b><ul>{items}</ul></div>")
-    parts.append(_rules_table(record, linked=graded))
+    own_checks = [m for m in messages if _own_check(m)]
+    messages = [m for m in messages if not _own_check(m)]
     if not graded:
         parts.append(
             "<p class='lost'>Nothing could be graded: every rule scores 0 until the status above "
@@ -57,12 +58,30 @@ def feedback_html(
         )
     else:
         parts += list(_lost_groups(record, figures))
+    if messages:
+        items = "".join(f"<li>{esc(m)}</li>" for m in messages)
+        parts.append(f"<div class='messages'><b>Messages</b><ul>{items}</ul></div>")
+    if own_checks:
+        items = "".join(f"<li>{esc(m)}</li>" for m in own_checks)
+        parts.append(
+            f"<details class='own-checks'><summary>{len(own_checks)} of your notebook's own "
+            f"checks failed when it ran (the grader's findings are above): show them</summary>"
+            f"<ul>{items}</ul></details>"
+        )
+    parts.append(_rules_table(record, linked=graded))
+    if graded:
         parts += list(_passed_groups(record))
     if record.output:
         parts.append("<h2>What your notebook printed (first lines)</h2>")
         parts.append(f"<pre>{esc(record.output[:3000])}</pre>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _own_check(message: str) -> bool:
+    """Whether `message` is a check of the notebook's own that failed when its cells ran (an
+    assert in a self-check cell): the grader's findings explain the same points better."""
+    return "raised an exception: AssertionError" in message
 
 
 def _rules_table(record: GradeRecord, linked: bool) -> str:
