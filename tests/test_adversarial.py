@@ -230,7 +230,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
     (honest / "small" / "honest.py").write_text(HONEST_MINIMAX_VALUE, encoding="utf-8")
     started = {
         "corpus": start_grading(
-            [ATTACKS, honest / "honest.py"],
+            # the attacks one by one: the grader killers' folder would be a student of its own
+            [*sorted(ATTACKS.glob("*.py")), honest / "honest.py"],
             tmp_path_factory.mktemp("corpus"),
             workers=2,
         )
@@ -271,7 +272,6 @@ def test_the_corpus_run_finishes_within_its_limits_and_grades_everyone(corpus: R
         # One time-out per function at most (a function that times out is not called again),
         # plus loading and restarts.
         assert corpus.record(student)["seconds"] < len(FUNCTIONS) * TIMEOUT_S + 10, student
-    assert "grader_killers: a folder inside a class folder" in " ".join(corpus.stdout.split())
 
 
 def test_the_honest_submission_is_graded_correctly_next_to_the_attacks(corpus: Run) -> None:
