@@ -3,12 +3,13 @@
 `nbgrader autograde` runs the hidden tests in the student's kernel, where `from solutions import
 minimax_value` is the reference itself. `python -m autograder nbgrader-import` grades the same
 notebook nbgrader graded, in the jail, and writes its points (or 0, when that notebook cannot be
-graded) into the gradebook, so `nbgrader export` carries them.
+graded) into the gradebook, so `nbgrader export` and `nbgrader generate_feedback` carry them.
 """
 
 from __future__ import annotations
 
 import csv
+import html
 import os
 import re
 import shutil
@@ -72,6 +73,12 @@ def _exported(course: Path) -> dict[str, float]:
         return {row["student_id"]: float(row["score"]) for row in csv.DictReader(handle)}
 
 
+def _feedback(course: Path, student: str) -> str:
+    """The text of a student's nbgrader feedback page, tags removed."""
+    page = (course / "feedback" / student / "minimax" / "minimax.html").read_text(encoding="utf-8")
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
 def _listing(folder: Path, leave_out: str) -> set[str]:
     return {
         str(path.relative_to(folder))
@@ -130,6 +137,8 @@ def test_the_import_grades_the_notebook_nbgrader_graded_and_zeroes_what_it_canno
 ) -> None:
     kernel = {"honest": 25.0, "cheater": 25.0, "honest_extra": 25.0, "linker": 25.0}
     assert _exported(course) == {**kernel, "vanished": 25.0, "renamed": 0.0}  # nbgrader is fooled
+    _nbgrader(course, "generate_feedback", "minimax")  # before the import: the kernel's words
+    assert "all 6 instances pass (4 points)" in _feedback(course, "cheater")
     before, scratch = _listing(course, "jailed"), _our_run_folders()
 
     argv = ["nbgrader-import", str(course), "minimax", "--quiet", "--workers", "2"]
@@ -168,6 +177,16 @@ def test_the_import_grades_the_notebook_nbgrader_graded_and_zeroes_what_it_canno
                 assert grade.auto_score == (grade.max_score if full else 0.0), (student, grade)
     students = [*kernel, "vanished", "renamed"]
     assert _exported(course) == {name: 25.0 if name in GRADED_FULL else 0.0 for name in students}
+
+    # The feedback, made again after the import, says what the jail found beside its score.
+    _nbgrader(course, "generate_feedback", "minimax")
+    cheater, honest = _feedback(course, "cheater"), _feedback(course, "honest")
+    assert "all 6 instances pass" not in cheater and "6 of 6 instances failed." in cheater
+    assert "Score: 0.0 / 4.0" in cheater and "Score: 4.0 / 4.0" not in cheater
+    assert "graded minimax.ipynb again in its sandbox" in cheater
+    assert "minimax_value: hand-made trees: all 6 instances pass (4 points)" in honest
+    assert "Score: 4.0 / 4.0" in honest and "6 of 6 instances failed." not in honest
+    assert "the notebook was not graded: no minimax.ipynb" in _feedback(course, "vanished")
 
     # Nothing is left behind: the course holds what it held, plus the jailed results.
     assert _listing(course, "jailed") == before

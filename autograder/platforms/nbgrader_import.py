@@ -7,9 +7,10 @@ the notebook of the assignment that holds our hidden-test cells, as the gradeboo
 alone (a notebook the gradebook does not know is graded by neither). It then overwrites the
 automatic score of every hidden-test cell of every such student with the jail's points for that
 notebook, or with 0 when it could not be graded (none handed in, a link, too large, no saved
-result of exactly its bytes): those students are named, and the command ends with 1, so that
-`nbgrader export` carries trustworthy scores. Manual scores an instructor has entered stay
-(nbgrader shows a manual score over an automatic one).
+result of exactly its bytes): those students are named, and the command ends with 1. The
+cells' outputs in `autograded/` then say what the jail found (`nbgrader_feedback`), so that
+`nbgrader generate_feedback` and `nbgrader export` carry trustworthy scores and words. Manual
+scores an instructor has entered stay (nbgrader shows a manual score over an automatic one).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from autograder.grading.load import SubmissionFileError, read_submission_file, s
 from autograder.grading.records import GradeRecord
 from autograder.grading.rules import ASSIGNMENT_RULES, selected_rules
 from autograder.platforms.nbgrader_export import grade_id
+from autograder.platforms.nbgrader_feedback import cell_output, remove_feedback, rewrite_outputs
 from autograder.reports.files import load_saved
 from autograder.reports.terminal import printable
 
@@ -42,6 +44,7 @@ class Imported:
     missing: tuple[str, ...] = ()  # our cells that nbgrader's gradebook does not have
     problem: str = ""  # why the notebook was not graded in the jail (its cells got 0)
     ignored: tuple[str, ...] = ()  # notebooks beside it that nbgrader does not know
+    stale_feedback: bool = False  # feedback generated before the import was removed
 
 
 @dataclass(frozen=True)
@@ -205,7 +208,8 @@ def import_points(
 
 
 def _import_student(gradebook, course: Path, out: Path, staged: Plan, entry: Staged) -> Imported:
-    """Overwrite the automatic score of one student's hidden-test cells."""
+    """Overwrite the automatic score of one student's hidden-test cells (committed before
+    the notebook's outputs are rewritten)."""
     from nbgrader.api import MissingEntry
 
     record, problem = _jailed_record(out, entry)
@@ -218,13 +222,18 @@ def _import_student(gradebook, course: Path, out: Path, staged: Plan, entry: Sta
     except MissingEntry:
         by_cell = {}
     before = after = 0.0
+    outputs = {}
     for cell, key in staged.cells.items():
         grade = by_cell.get(cell)
         if grade is not None:
             before += grade.auto_score or 0.0
             grade.auto_score = float(points.get(key, 0.0))
             after += grade.auto_score
+            outputs[cell] = cell_output(staged.notebook, key, record, problem, grade.max_score)
     gradebook.db.commit()
+    autograded = course / "autograded" / entry.student / staged.assignment
+    rewritten = rewrite_outputs(autograded / f"{staged.notebook}.ipynb", outputs)
+    feedback = course / "feedback" / entry.student / staged.assignment
     return Imported(
         entry.student,
         staged.notebook,
@@ -233,6 +242,7 @@ def _import_student(gradebook, course: Path, out: Path, staged: Plan, entry: Sta
         missing=tuple(cell for cell in staged.cells if cell not in by_cell),
         problem=problem,
         ignored=entry.ignored,
+        stale_feedback=rewritten and remove_feedback(feedback),
     )
 
 
@@ -302,6 +312,8 @@ def _report(assignment: str, imported: list[Imported], not_autograded: tuple[str
             notes.append(f"not in the gradebook: {', '.join(item.missing)}")
         if item.ignored:
             notes.append(f"not graded, as nbgrader does not know them: {', '.join(item.ignored)}")
+        if item.stale_feedback:
+            notes.append(f"feedback/{item.student}/{assignment}/ removed (made before the import)")
         note = "".join(f"; {text}" for text in notes)
         print(printable(f"{item.student}: nbgrader {item.before:g} -> jailed {item.after:g}{note}"))
     for student in not_autograded:
@@ -316,4 +328,5 @@ def _report(assignment: str, imported: list[Imported], not_autograded: tuple[str
         )
     if not_autograded or any(item.missing for item in imported):
         print(f"run `nbgrader autograde {assignment}` first for the students named above")
+    print(f"then: nbgrader generate_feedback {assignment} && nbgrader export")
     return 1 if unmatched or not_autograded or any(item.missing for item in imported) else 0
