@@ -219,6 +219,11 @@ def _pointed_cells(assignment: str) -> dict[str, float]:
     }
 
 
+@pytest.mark.parametrize("assignment", sorted(nbgrader_import.ASSIGNMENT_RULES))
+def test_the_cells_imported_are_the_hidden_tests_of_the_assignments_notebook(assignment) -> None:
+    assert set(graded_cells(assignment)) == set(_pointed_cells(assignment))
+
+
 def _gradebook_course(
     tmp_path: Path, monkeypatch, kernel: dict[str, float], split: bool = False
 ) -> Path:

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from autograder.grading.load import SubmissionFileError, read_submission_file, student_id
 from autograder.grading.records import GradeRecord
-from autograder.grading.rules import ASSIGNMENT_RULES, selected_rules
-from autograder.platforms.nbgrader_export import grade_id
+from autograder.grading.rules import ASSIGNMENT_RULES, PLAYED_RULE_IDS, selected_rules
+from autograder.platforms.nbgrader_export import contest_groups, grade_id, slug
 from autograder.platforms.nbgrader_feedback import cell_output, remove_feedback, rewrite_outputs
 from autograder.reports.files import load_saved
 from autograder.reports.terminal import printable
@@ -76,11 +76,17 @@ class GradebookError(Exception):
 
 def graded_cells(assignment: str) -> dict[str, tuple[str, str]]:
     """grade id -> (rule id, group name) of the hidden-test cells of `assignment`."""
-    return {
+    rule_ids = ASSIGNMENT_RULES[assignment]
+    played = [rule_id for rule_id in rule_ids if rule_id in PLAYED_RULE_IDS]
+    answered = tuple(rule_id for rule_id in rule_ids if rule_id not in PLAYED_RULE_IDS)
+    cells = {
         grade_id(rule, group): (rule.id, group.name)
-        for rule in selected_rules(ASSIGNMENT_RULES[assignment])
+        for rule in (selected_rules(answered) if answered else ())
         for group in rule.groups
     }
+    for rule_id, name, _ in contest_groups(played):
+        cells[f"{rule_id}__{slug(name)}"] = (rule_id, name)
+    return cells
 
 
 def _gradebook(course: Path, assignment: str):
