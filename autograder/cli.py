@@ -235,8 +235,7 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     if args.command == "export":
         return lms.export_command(args)
     if args.command == "nbgrader-import":
-        graded = main(nbgrader_import.grade_arguments(args), adopt_orphans=adopt_orphans)
-        return graded if graded != 0 else nbgrader_import.command(args)
+        return nbgrader_import.command(args, lambda argv: main(argv, adopt_orphans=adopt_orphans))
     if args.command == "similarity":
         return similarity.command(args)
     if args.command == "tournament":
