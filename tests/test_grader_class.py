@@ -13,6 +13,8 @@ import pytest
 from autograder.cli import main
 from autograder.grading.mistakes import MISTAKES
 from autograder.grading.rules import CHANCE_AND_MAXN_RULE_IDS, RULE_IDS
+from autograder.reports.class_report import summarise
+from autograder.reports.files import read_saved
 
 ROOT = Path(__file__).resolve().parents[1]
 CLASS = ROOT / "examples" / "class"
@@ -203,3 +205,25 @@ def test_assignment_6_columns_and_the_students_who_did_not_hand_it_in(
     assert rows["alice_correct"]["score"] == rows["alice_correct"]["max_score"] == "50"
     assert rows["bob_last_ties"]["score"] == "0"
     assert "none of the graded functions is defined" in rows["bob_last_ties"]["status"]
+
+
+def test_the_class_page_files_each_student_once_under_the_mistake_their_answers_show(
+    graded: Path,
+) -> None:
+    """A decision's guess ("is max/min the right way round?") is no diagnosis for a student
+    whose value functions fail or whose lost moves have another explanation."""
+    records = [read_saved(path).record for path in sorted(graded.glob("*/results.json"))]
+    summary = summarise(records)
+    filed = dict(summary.mistakes)
+    assert filed["max and min the wrong way round (picks the worst move)"] == (
+        "heidi_root_picks_min",
+    )
+    by_student = {student: found for student, _, _, found in summary.roll}
+    assert by_student["judy_no_alternation"] == ("players do not alternate",)
+    for student in ("abel_table_bound_as_exact", "peggy_last_child", "zack_first_action"):
+        assert "max and min the wrong way round (picks the worst move)" not in by_student[student]
+    page = (graded / "class.html").read_text(encoding="utf-8")
+    table = page[page.index("<table id='students'>") :]
+    table = table[: table.index("</table>")]
+    assert all(table.count(f"{student}/feedback.html") == 1 for student in by_student)
+    assert "players do not alternate" in table

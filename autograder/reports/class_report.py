@@ -12,40 +12,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from autograder.grading.mistakes import MISTAKES
 from autograder.grading.records import GradeRecord, GroupResult, RuleResult
 from autograder.grading.rules import ALL_RULE_IDS, PLAYED_RULE_IDS
 from autograder.reports import files
+from autograder.reports.diagnoses import diagnosed
 from autograder.reports.files import spreadsheet_text, write_atomically
 from autograder.reports.histogram import score_histogram
 from autograder.reports.roster import labelled
 
 if TYPE_CHECKING:
     from autograder.reports import similarity
-
-
-# A mistake is recognised by the words its hint uses: those of the catalogue
-# (autograder/grading/mistakes.py) first, then what the judge says of answers no known mistake
-# explains.
-_OTHER_HINTS = (
-    ("looks one ply less than asked", "depth convention: searches one ply too shallow"),
-    ("fewer states than a correct alpha-beta", "prunes before a branch is proven irrelevant"),
-    ("is the value of action", "a decision that returns a value instead of an action"),
-    ("a decision must be one of the legal actions", "a decision that is not a legal action"),
-    ("a value must be a plain int or float", "a value that is not a number"),
-    ("an infinite value", "an infinite value: a running value never updated"),
-    ("looks like a starting sentinel", "a finite starting value returned at a finished game"),
-    ("write the function body", "a function not written yet"),
-    ("is not defined", "a function not defined"),
-    ("an infinite loop, or a search far larger", "no answer in time"),
-    ("the error happened inside your function", "an exception inside the function"),
-)
-_LABELS = (*((m.hint, m.label) for m in MISTAKES), *_OTHER_HINTS)
-
-
-def mistake_label(hint: str) -> str | None:
-    """The mistake a verdict's hint names, in a few words; None if it names none."""
-    return next((label for words, label in _LABELS if words in hint), None)
 
 
 @dataclass(frozen=True)
@@ -75,6 +51,8 @@ class ClassSummary:
     slowest: tuple[tuple[str, float], ...]
     timeouts: tuple[tuple[str, int], ...]  # (student, calls that ran out of time)
     names: dict[str, str] = field(default_factory=dict)  # the roster's, by LMS id
+    roll: tuple[tuple[str, float, str, tuple[str, ...]], ...] = ()  # student, score, status,
+    # the mistakes diagnosed: every student, in name order
 
     def label(self, student: str) -> str:
         """The student id with the roster's name beside it: "12513 (Jane Smith)"."""
@@ -87,9 +65,11 @@ def summarise(records: list[GradeRecord], names: dict[str, str] | None = None) -
     records = sorted(records, key=lambda r: r.student)
     scores = tuple(float(r.score) for r in records)
     mistakes: dict[str, set[str]] = {}
-    timeouts = []
+    timeouts, roll = [], []
     for record in records:
-        for label in _diagnosed(record):
+        found = sorted(diagnosed(record))
+        roll.append((record.student, float(record.score), record.status, tuple(found)))
+        for label in found:
             mistakes.setdefault(label, set()).add(record.student)
         late = sum(verdict.got == "no answer in time" for verdict in record.verdicts())
         if late:
@@ -112,22 +92,8 @@ def summarise(records: list[GradeRecord], names: dict[str, str] | None = None) -
         ),
         timeouts=tuple(sorted(timeouts, key=lambda item: (-item[1], item[0]))),
         names=dict(names or {}),
+        roll=tuple(roll),
     )
-
-
-def _diagnosed(record: GradeRecord) -> set[str]:
-    """The mistakes a student makes: a hint counts when it names the mistake on at least half
-    of a rule's lost instances (a hint on a single instance can be a coincidence)."""
-    found = set()
-    for rule in record.rules:
-        labels = [
-            mistake_label(verdict.hint)
-            for group in rule.groups
-            for verdict in group.verdicts
-            if not verdict.passed
-        ]
-        found |= {label for label in labels if label and 2 * labels.count(label) >= len(labels)}
-    return found
 
 
 def _rule_counts(records: list[GradeRecord]) -> list[RuleCount]:
@@ -235,6 +201,7 @@ def class_html(
     parts += [_count_row(count) for count in summary.counts]
     parts.append("</table>")
     parts += _mistakes_html(summary)
+    parts += _roll_html(summary)
     parts += _ungraded_html(summary)
     parts += _similar_html(similar, summary.names)
     parts += _time_html(summary)
@@ -267,6 +234,23 @@ def _mistakes_html(summary: ClassSummary) -> list[str]:
         parts.append("</table>")
     else:
         parts.append("<p>No mistake was diagnosed.</p>")
+    return parts
+
+
+def _roll_html(summary: ClassSummary) -> list[str]:
+    """Every student, a row each: the score, the mistakes diagnosed (or the status)."""
+    esc = html.escape
+    parts = [
+        "<h2>Students</h2>",
+        "<table id='students'><tr><th>student</th><th>score</th><th>diagnosis</th></tr>",
+    ]
+    for student, score, status, found in summary.roll:
+        said = "; ".join(found) if found else ("" if status == "graded" else status)
+        parts.append(
+            f"<tr><td>{_student_link(student, summary.names)}</td><td class='num'>"
+            f"{_number(score)} / {_number(summary.max_score)}</td><td>{esc(said)}</td></tr>"
+        )
+    parts.append("</table>")
     return parts
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from autograder.grading.judge import Verdict
 from autograder.grading.records import GradeRecord, GroupResult, RuleResult
-from autograder.reports.class_report import mistake_label
+from autograder.reports.diagnoses import mistake_label
 
 STYLE = """
 body { font-family: system-ui, -apple-system, Segoe UI, Roboto, sans-serif; margin: 2rem auto;

@@ -1,0 +1,77 @@
+"""What a student's record says their mistakes are: a hint's words name a mistake of the
+catalogue (or one the judge describes), and a rule's lost instances name one diagnosis at most.
+
+The class page ranks the mistakes by these; the feedback page says each one once.
+"""
+
+from __future__ import annotations
+
+from autograder.grading.mistakes import MISTAKES
+from autograder.grading.records import GradeRecord
+
+# A mistake is recognised by the words its hint uses: those of the catalogue
+# (autograder/grading/mistakes.py) first, then what the judge says of answers no known mistake
+# explains.
+_OTHER_HINTS = (
+    ("looks one ply less than asked", "depth convention: searches one ply too shallow"),
+    ("fewer states than a correct alpha-beta", "prunes before a branch is proven irrelevant"),
+    ("is the value of action", "a decision that returns a value instead of an action"),
+    ("a decision must be one of the legal actions", "a decision that is not a legal action"),
+    ("a value must be a plain int or float", "a value that is not a number"),
+    ("an infinite value", "an infinite value: a running value never updated"),
+    ("looks like a starting sentinel", "a finite starting value returned at a finished game"),
+    ("write the function body", "a function not written yet"),
+    ("is not defined", "a function not defined"),
+    ("an infinite loop, or a search far larger", "no answer in time"),
+    ("the error happened inside your function", "an exception inside the function"),
+)
+_LABELS = (*((m.hint, m.label) for m in MISTAKES), *_OTHER_HINTS)
+
+
+def mistake_label(hint: str) -> str | None:
+    """The mistake a verdict's hint names, in a few words; None if it names none."""
+    return next((label for words, label in _LABELS if words in hint), None)
+
+
+_GUESSES = (
+    "; it is the worst action for the player to move",
+    "; it is the last action",
+    "check that terminal states use utility (even at the horizon)",
+    "compare your MAX and MIN cases",
+)
+"""The words of the judge's fallback hints: where to look when no known mistake gives the
+answer. They guess, so they diagnose a function only when nothing else does."""
+
+
+def diagnosed(record: GradeRecord) -> set[str]:
+    """The mistakes a student makes, one per rule at most, so a student is counted once under
+    a mistake however many rules show it.
+
+    A rule's diagnosis is the label that names the most of its lost instances, when it names at
+    least half of them (a hint on a single instance can be a coincidence). The judge's guesses
+    (`_GUESSES`) diagnose a rule only when every lost instance gets the same single guess. A
+    decision (or pruning) rule is left out when its value function lost points: it may only be
+    picking by the student's own wrong values."""
+    lost_values = {rule.id for rule in record.rules if rule.points < rule.max_points}
+    found = set()
+    for rule in record.rules:
+        family = rule.id.removesuffix("_decision").removesuffix("_pruning") + "_value"
+        if family != rule.id and family in lost_values:
+            continue
+        hints = [v.hint for g in rule.groups for v in g.verdicts if not v.passed]
+        known = [mistake_label(h) for h in hints if not _guessed(h)]
+        known = [label for label in known if label]
+        if known:
+            label = max(sorted(set(known)), key=known.count)
+            if 2 * known.count(label) >= len(hints):
+                found.add(label)
+            continue
+        named = [{label for words, label in _LABELS if words in hint} for hint in hints]
+        common = set.intersection(*named) if named else set()
+        if len(common) == 1:  # the one guess every lost instance shares
+            found |= common
+    return found
+
+
+def _guessed(hint: str) -> bool:
+    return any(words in hint for words in _GUESSES)
