@@ -24,7 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.grading.load import SubmissionFileError, read_submission_file, student_id
+from autograder.grading.downloads import student_id
+from autograder.grading.load import SubmissionFileError, read_submission_file
 from autograder.grading.records import GradeRecord
 from autograder.grading.rules import ASSIGNMENT_RULES, PLAYED_RULE_IDS, selected_rules
 from autograder.platforms.nbgrader_export import contest_groups, grade_id, slug
