@@ -119,9 +119,13 @@ def test_the_main_process_never_parses_a_notebook(tmp_path: Path) -> None:
     """300,000 empty cells cost ~300 MB to parse; the main process must not pay for them."""
     (tmp_path / "class").mkdir()
     _empty_cells(tmp_path / "class" / "empty.ipynb", 300_000)
+    # VmHWM is the peak of this process's own memory since it started its program;
+    # ru_maxrss would also keep the peak of the forked copy of pytest before exec, which grows
+    # with every test that ran before this one.
     probe = (
-        "import resource, sys; from autograder.cli import main; code = main(sys.argv[1:]); "
-        "print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024); "
+        "import re, sys; from autograder.cli import main; code = main(sys.argv[1:]); "
+        "status = open('/proc/self/status').read(); "
+        "print('PEAK', int(re.search(r'VmHWM:\\s+(\\d+)', status).group(1)) // 1024); "
         "sys.exit(code)"
     )
     done = subprocess.run(
