@@ -294,22 +294,31 @@ def check_vector(function, name: str, game, state, value: tuple, hints=None) -> 
     self_check(function, game, state, (), case, "vector")
 
 
-def _decision_case(name: str, game, state, optimal: tuple, child_values) -> Case:
+def _decision_case(name: str, game, state, optimal: tuple, child_values, hints=None) -> Case:
     """A decision's case; at a max-n node (a player number moves) the mover maximises."""
     legal = tuple(game.actions(state))
     mover = "MIN" if game.to_move(state) == "MIN" else MAX
     best = (max if mover == MAX else min)(child_values)
-    return Case(0, name, mover, legal, best, tuple(optimal), tuple(child_values))
+    return Case(0, name, mover, legal, best, tuple(optimal), tuple(child_values),
+                decision_hints=_pairs(hints))  # fmt: skip
 
 
 def check_decision(
-    function, name: str, game, state, optimal: tuple, child_values: list, args: tuple = ()
+    function,
+    name: str,
+    game,
+    state,
+    optimal: tuple,
+    child_values: list,
+    args: tuple = (),
+    hints: dict | None = None,
 ) -> None:
     """Self-check: `function(game, state, *args)` must return one of the `optimal` actions.
 
-    `child_values` lists the value of each legal action, in `game.actions(state)` order.
+    `child_values` lists the value of each legal action, in `game.actions(state)` order;
+    `hints` maps a wrong action a known mistake picks to the hint that names it.
     """
-    case = _decision_case(name, game, state, optimal, child_values)
+    case = _decision_case(name, game, state, optimal, child_values, hints)
     self_check(function, game, state, args, case, "decision")
 
 
