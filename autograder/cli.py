@@ -19,6 +19,7 @@ from autograder import sandbox
 from autograder.contest import tournament
 from autograder.grading import grade as grading
 from autograder.grading import pool
+from autograder.grading.assignment_of import assignment_of
 from autograder.grading.load import MAX_BYTES, discover, unpacking
 from autograder.grading.outcomes import Terminated, refused, terminated
 from autograder.grading.records import GradeRecord
@@ -68,20 +69,15 @@ def _positive(value: float) -> bool:
 
 _seconds = _setting(float, "a number of seconds", _positive,
                     "{value} must be a positive number of seconds")  # fmt: skip
-_megabytes = _setting(
-    float, "a number of MiB", _positive, "{value} must be a positive number of MiB"
-)
+_megabytes = _setting(float, "a number of MiB", _positive,
+                      "{value} must be a positive number of MiB")  # fmt: skip
 _fraction = _setting(float, "a number", lambda v: 0 <= v <= 1, "{value} must be between 0 and 1")
-_workers = _setting(
-    int, "a whole number", lambda v: v >= 1, "{value}: at least one worker is needed"
-)
-_memory = _setting(
-    int,
-    "a whole number of MiB",
-    lambda v: v >= MEMORY_FLOOR_MB,
-    "{value} MiB is too small: a submission's Python needs at least "
-    f"{MEMORY_FLOOR_MB} MiB to start and import its modules (the default is 2048)",
-)
+_workers = _setting(int, "a whole number", lambda v: v >= 1,
+                    "{value}: at least one worker is needed")  # fmt: skip
+_memory = _setting(int, "a whole number of MiB", lambda v: v >= MEMORY_FLOOR_MB,
+                   "{value} MiB is too small: a submission's Python needs at least "
+                   f"{MEMORY_FLOOR_MB} MiB to start and import its modules (the default is 2048)",
+                   )  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -260,6 +256,10 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
 def _grade_command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
     console = Console(quiet=args.quiet, width=None if sys.stdout.isatty() else 140)
     found = discover(args.paths, args.assignment, unpack)
+    if args.assignment is None:  # a lone notebook is graded on its own assignment's rules
+        args.assignment, note = assignment_of(args.paths, found.submissions)
+        if note:
+            console.print(note, highlight=False)
     for path, reason in found.skipped:
         console.print(
             f"[yellow]skipped[/yellow] {terminal.plain_text(str(path))}: "

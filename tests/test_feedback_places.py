@@ -14,7 +14,7 @@ from autograder.grading.judge import Case, Outcome, failure_text, judge, number_
 from autograder.grading.load import Submission, load
 from autograder.platforms import nbgrader_export
 from autograder.sandbox import Limits, build_import_view
-from games import TicTacToe
+from games import GameTree, TicTacToe
 
 CRASHES = """
 def minimax_value(game, state):
@@ -125,3 +125,38 @@ def test_an_expected_value_is_shown_without_float_noise(value, shown: str) -> No
     kind = "vector" if isinstance(value, tuple) else "value"
     verdict = judge(kind, "f", case, Outcome("returned", "not a number"))
     assert verdict.expected == shown
+
+
+EVERY_LEVEL_MAXIMISES = """
+import math
+
+
+def minimax_value(game, state):
+    if game.is_terminal(state):
+        return game.utility(state)
+    return max(minimax_value(game, game.result(state, a)) for a in game.actions(state))
+
+
+def minimax_decision(game, state):
+    best, best_value = None, -math.inf
+    for action in game.actions(state):
+        value = minimax_value(game, game.result(state, action))
+        if value > best_value:
+            best, best_value = action, value
+    return best
+"""
+
+
+def test_a_self_check_blames_the_value_function_a_right_decision_picks_by() -> None:
+    namespace: dict = {"__name__": "__main__"}
+    exec(nbgrader_export.self_check_helpers_source(), namespace)
+    exec(EVERY_LEVEL_MAXIMISES, namespace)
+    tree = GameTree([[3, 12, 8], [2, 4, 6], [14, 5, 2]])
+    with pytest.raises(AssertionError) as failed:
+        namespace["check_decision"](
+            namespace["minimax_decision"], "the classic tree", tree, (), (0,), [3, 2, 2]
+        )
+    message = str(failed.value)
+    assert "your minimax_decision picks the best action by your minimax_value" in message
+    assert "{0: 12, 1: 6, 2: 14}, where their values are {0: 3, 1: 2, 2: 2}" in message
+    assert "max/min" not in message

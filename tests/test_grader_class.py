@@ -227,3 +227,21 @@ def test_the_class_page_files_each_student_once_under_the_mistake_their_answers_
     table = table[: table.index("</table>")]
     assert all(table.count(f"{student}/feedback.html") == 1 for student in by_student)
     assert "players do not alternate" in table
+
+
+def test_a_decision_is_pointed_at_its_failing_value_function_not_told_to_swap_max_and_min(
+    graded: Path,
+) -> None:
+    record = read_saved(graded / "judy_no_alternation" / "results.json").record
+    hints = [
+        verdict.hint
+        for rule in record.rules
+        if rule.id == "minimax_decision"
+        for group in rule.groups
+        for verdict in group.verdicts
+        if not verdict.passed
+    ]
+    assert hints and all("your minimax_value fails its checks too" in h for h in hints)
+    assert not any("is max/min the right way round" in h for h in hints)
+    heidi = read_saved(graded / "heidi_root_picks_min" / "results.json").record
+    assert any("is max/min the right way round" in v.hint for v in heidi.verdicts())

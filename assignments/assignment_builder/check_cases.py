@@ -36,6 +36,7 @@ X_LOST = TicTacToe.from_picture("..O\nXOX\n...")
 X_WINS_O_TO_MOVE = TicTacToe.from_picture("...\n.X.\n.OX")
 ONLY_SAFE = TicTacToe.from_picture("O.O\n.X.\nX..")
 LAST_IS_BEST = GameTree([[4, 9], [-2, 7], [6, 8]])
+TIE_AT_A_BOUND = GameTree([5, [5, 1]])  # the second move's 5 is only a cut-off's bound
 
 
 def _value_checks() -> list[Check]:
@@ -103,6 +104,7 @@ def alphabeta_decision_checks() -> list[Check]:
         Check("decision", "the classic 3x3 tree", CLASSIC),
         Check("decision", "the classic tree with MIN to move", GameTree(CLASSIC.tree, MIN)),
         Check("decision", "a tree whose best move is the last", LAST_IS_BEST),
+        Check("decision", "a later move that only ties at a cut-off's bound", TIE_AT_A_BOUND),
         Check("decision", "only one move avoids a loss", TTT, ONLY_SAFE),
         Check("states", "a tree without ties: the root carries its window", _no_ties(5),
               game_code=NO_TIES, function="alphabeta_decision"),

@@ -69,9 +69,11 @@ class Check:
             return text + ")"
         decision = (case.optimal, list(case.child_values))
         if self.kind == "decision":
-            return f"check_decision(function, {head}, {decision[0]!r}, {decision[1]!r}" + (
-                f"{self.args_source()})"
-            )
+            text = f"check_decision(function, {head}, {decision[0]!r}, {decision[1]!r}"
+            text += self.args_source()
+            if case.decision_hints:
+                text += f", hints={_dict_source(dict(case.decision_hints))}"
+            return text + ")"
         answer = decision if case.legal else case.value
         causes = cases.pruning_causes(self.instance(), bool(case.legal), case.states)
         text = f"check_states(function, {head}, {answer!r}, {case.states!r}"

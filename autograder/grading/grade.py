@@ -15,7 +15,7 @@ from autograder.grading.cases import (
     warm_up as warm_up,  # the commands compute the cases before forking
 )
 from autograder.grading.choice import status_note
-from autograder.grading.judge import Verdict
+from autograder.grading.judge import DECISION_GUESSES, Verdict
 from autograder.grading.load import MAX_BYTES, Loaded, Submission
 from autograder.grading.records import GradeRecord, GroupResult, RuleResult
 from autograder.grading.rules import PLAYED_RULE_IDS, RULE_IDS, Group, Rule, rules, selected_rules
@@ -268,6 +268,7 @@ def judged(
         results = contest_grade.no_games()
     else:
         results = tuple(_rule_result(rule, ran.outcomes) for rule in selected_rules(rule_ids))
+        results = _values_first(results)
     return GradeRecord(
         student=submission.student,
         files=tuple(str(path) for path in submission.files),
@@ -306,6 +307,37 @@ def _group_result(rule: Rule, group: Group, outcomes: Mapping) -> GroupResult:
         max_points=group.points,
         verdicts=verdicts,
     )
+
+
+def _values_first(results: tuple[RuleResult, ...]) -> tuple[RuleResult, ...]:
+    """A decision's guess at its own mistake ("is max/min the right way round?"), or its lack
+    of one, gives way, when the value function of the same search lost points too, to a hint
+    that says so: the decision may well be right, and only pick by wrong values."""
+    lost = {rule.id for rule in results if rule.points < rule.max_points}
+    kept = []
+    for rule in results:
+        value = rule.id.removesuffix("_decision") + "_value"
+        if not rule.id.endswith("_decision") or value not in lost:
+            kept.append(rule)
+            continue
+        groups = tuple(
+            replace(group, verdicts=tuple(_blamed(v, rule.id, value) for v in group.verdicts))
+            for group in rule.groups
+        )
+        kept.append(replace(rule, groups=groups))
+    return tuple(kept)
+
+
+def _blamed(verdict: Verdict, decision: str, value: str) -> Verdict:
+    worth, _, said = verdict.hint.partition("; ")  # "that action is worth 1, the best is worth 3"
+    guessed = not said or any(words in verdict.hint for words in DECISION_GUESSES)
+    if verdict.passed or not guessed or not worth.startswith("that action is worth"):
+        return verdict
+    hint = (
+        f"{worth}; your {value} fails its checks too: if your {decision} picks the best "
+        f"action by the values {value} gives, fix {value} first"
+    )
+    return replace(verdict, hint=hint)
 
 
 # -- the feedback page ------------------------------------------------------------------------

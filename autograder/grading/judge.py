@@ -104,6 +104,16 @@ class Verdict:
 # -- hints -----------------------------------------------------------------------------------
 
 
+DECISION_GUESSES = ("; it is the worst action for the player to move", "; it is the last action")
+"""The words of `decision_hint`'s guesses, when no known mistake picks the action."""
+
+VALUE_GUESSES = (
+    "check that terminal states use utility (even at the horizon)",
+    "compare your MAX and MIN cases",
+)
+"""The words of `value_hint`'s guesses, when no known mistake gives the value."""
+
+
 def failure_text(outcome: Outcome) -> tuple[str, str]:
     """What came back and a hint, for a call that did not return."""
     if outcome.status == "raised":

@@ -203,7 +203,8 @@ def self_check(function, game, state, args: tuple, case: Case, kind: str) -> Non
     answer_kind = "decision" if decision else "vector" if kind == "vector" else "value"
     answer = judge(answer_kind, label, case, outcome)
     if not answer.passed:
-        hint = f". Hint: {answer.hint}" if answer.hint and SELF_CHECK_HINTS else ""
+        blamed = _picked_by_own_values(function, game, state, args, case, outcome)
+        hint = f". Hint: {blamed or answer.hint}" if answer.hint and SELF_CHECK_HINTS else ""
         raise AssertionError(
             f"{case.name}: {label} should give {answer.expected}, but got {answer.got}{hint}"
         )
@@ -217,6 +218,48 @@ def self_check(function, game, state, args: tuple, case: Case, kind: str) -> Non
     shown = " or ".join(map(repr, case.optimal)) if decision else number_text(case.value)
     extra = f" with {outcome.states:,} states" if kind == "pruning" else ""
     print(f"ok  {case.name}: {shown}{extra}")
+
+
+def _picked_by_own_values(function, game, state, args: tuple, case: Case, outcome) -> str:
+    """If a wrong decision is the best action by the student's own value function (the
+    `*_value` beside `function` in the notebook), which gets the children's values wrong: a
+    hint that says so. The decision may well be right; the values it picks by are not."""
+    label = getattr(function, "__name__", "")
+    values = getattr(function, "__globals__", {}).get(label.replace("_decision", "_value"))
+    if (
+        not label.endswith("_decision")
+        or not callable(values)
+        or case.to_move not in ("MAX", "MIN")
+    ):
+        return ""
+    if outcome.status != "returned" or outcome.value not in case.legal:
+        return ""
+    below = (args[0] - 1, *args[1:]) if args else ()  # a depth-limited child: one ply less
+    theirs = []
+    for action in case.legal:
+        child = call_function(values, game, game.result(state, action), below, SELF_CHECK_TIMEOUT)
+        if child.status != "returned" or type(child.value) not in (int, float):
+            return ""
+        theirs.append(child.value)
+    best = (max if case.to_move == "MAX" else min)(theirs)
+    chosen = theirs[case.legal.index(outcome.value)]
+    if chosen != best or all(map(_close, theirs, case.child_values)):
+        return ""
+    shown = _values_text(case.legal, theirs)
+    right = _values_text(case.legal, case.child_values)
+    return (
+        f"your {label} picks the best action by your {values.__name__}, which fails here: it "
+        f"gives the actions {shown}, where their values are {right}: fix {values.__name__} first"
+    )
+
+
+def _values_text(actions, values) -> str:
+    pairs = (f"{a!r}: {number_text(v)}" for a, v in zip(actions, values, strict=True))
+    return "{" + ", ".join(pairs) + "}"
+
+
+def _close(one: float, other: float) -> bool:
+    return abs(one - other) <= 1e-9 * max(1.0, abs(one), abs(other))
 
 
 def _not_written_yet(label: str) -> None:
@@ -251,22 +294,31 @@ def check_vector(function, name: str, game, state, value: tuple, hints=None) -> 
     self_check(function, game, state, (), case, "vector")
 
 
-def _decision_case(name: str, game, state, optimal: tuple, child_values) -> Case:
+def _decision_case(name: str, game, state, optimal: tuple, child_values, hints=None) -> Case:
     """A decision's case; at a max-n node (a player number moves) the mover maximises."""
     legal = tuple(game.actions(state))
     mover = "MIN" if game.to_move(state) == "MIN" else MAX
     best = (max if mover == MAX else min)(child_values)
-    return Case(0, name, mover, legal, best, tuple(optimal), tuple(child_values))
+    return Case(0, name, mover, legal, best, tuple(optimal), tuple(child_values),
+                decision_hints=_pairs(hints))  # fmt: skip
 
 
 def check_decision(
-    function, name: str, game, state, optimal: tuple, child_values: list, args: tuple = ()
+    function,
+    name: str,
+    game,
+    state,
+    optimal: tuple,
+    child_values: list,
+    args: tuple = (),
+    hints: dict | None = None,
 ) -> None:
     """Self-check: `function(game, state, *args)` must return one of the `optimal` actions.
 
-    `child_values` lists the value of each legal action, in `game.actions(state)` order.
+    `child_values` lists the value of each legal action, in `game.actions(state)` order;
+    `hints` maps a wrong action a known mistake picks to the hint that names it.
     """
-    case = _decision_case(name, game, state, optimal, child_values)
+    case = _decision_case(name, game, state, optimal, child_values, hints)
     self_check(function, game, state, args, case, "decision")
 
 

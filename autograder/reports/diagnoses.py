@@ -6,6 +6,7 @@ The class page ranks the mistakes by these; the feedback page says each one once
 
 from __future__ import annotations
 
+from autograder.grading.judge import DECISION_GUESSES, VALUE_GUESSES
 from autograder.grading.mistakes import MISTAKES
 from autograder.grading.records import GradeRecord
 
@@ -33,12 +34,7 @@ def mistake_label(hint: str) -> str | None:
     return next((label for words, label in _LABELS if words in hint), None)
 
 
-_GUESSES = (
-    "; it is the worst action for the player to move",
-    "; it is the last action",
-    "check that terminal states use utility (even at the horizon)",
-    "compare your MAX and MIN cases",
-)
+_GUESSES = (*DECISION_GUESSES, *VALUE_GUESSES)
 """The words of the judge's fallback hints: where to look when no known mistake gives the
 answer. They guess, so they diagnose a function only when nothing else does."""
 

@@ -1,0 +1,63 @@
+"""`grade one.ipynb` grades that notebook's assignment: a finished minimax notebook is 25/25."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder.cli import main
+from autograder.grading.assignment_of import assignment_of
+from autograder.grading.load import discover
+from autograder.grading.reference import reference_source
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _row(out: Path) -> dict:
+    with open(out / "grades.csv", newline="") as handle:
+        (row,) = csv.DictReader(handle)
+    return row
+
+
+def test_a_finished_minimax_notebook_alone_is_graded_on_its_own_25_points(
+    tmp_path: Path, capsys
+) -> None:
+    notebook = tmp_path / "mine.ipynb"
+    shutil.copy(ROOT / "assignments" / "source" / "minimax" / "minimax.ipynb", notebook)
+    out = tmp_path / "out"
+    assert main(["grade", str(notebook), "--out", str(out), "--isolation", "process"]) == 0
+    row = _row(out)
+    assert (row["score"], row["max_score"]) == ("25", "25")
+    assert set(row) == {"student", "score", "max_score", "minimax_value", "minimax_decision",
+                        "status"}  # fmt: skip
+    assert "assignment: minimax (the functions mine.ipynb defines" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("def minimax_value(g, s): pass\ndef minimax_decision(g, s): pass\n", "minimax"),
+        ("def connect_four_agent(g, s, t): pass\n", "connect_four"),
+        ("def minimax_value(g, s): pass\n", None),  # half an assignment: every rule, as before
+        (None, "bug_hunt"),  # every function of lectures 1-4: the default rules themselves
+    ],
+)
+def test_the_assignment_of_a_lone_file_is_the_largest_it_defines_whole(
+    tmp_path: Path, source: str | None, expected: str | None
+) -> None:
+    path = tmp_path / "one.py"
+    path.write_text(reference_source() if source is None else source, encoding="utf-8")
+    found = discover([path], None)
+    assert assignment_of([path], found.submissions)[0] == expected
+
+
+def test_a_class_folder_keeps_every_rule(tmp_path: Path) -> None:
+    (tmp_path / "class").mkdir()
+    (tmp_path / "class" / "ann.py").write_text(
+        "def minimax_value(g, s): pass\ndef minimax_decision(g, s): pass\n", encoding="utf-8"
+    )
+    found = discover([tmp_path / "class"], None)
+    assert assignment_of([tmp_path / "class"], found.submissions) == (None, "")
