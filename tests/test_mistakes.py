@@ -33,7 +33,11 @@ def _load(name: str, path: Path):
 
 make_class = _load("make_class", ROOT / "examples" / "make_class.py")
 maker = _load("make_assignments", ROOT / "assignments" / "make_assignments.py")
-DIAGNOSED = {**diagnosis.VALUE_VARIANTS, **diagnosis.PRUNING_VARIANTS}
+DIAGNOSED = {
+    **diagnosis.VALUE_VARIANTS,
+    **diagnosis.PRUNING_VARIANTS,
+    **dict.fromkeys(diagnosis.DEPTH_LIMITED_MISTAKES),
+}
 
 
 def test_ids_are_unique_and_every_entry_loses_known_rules() -> None:

@@ -90,7 +90,9 @@ def reference(function: str, instance: Instance) -> Reference:
             value = alphabeta_value(counted, state)
         else:
             value = depth_limited_value(counted, state, depth, instance.evaluate)
-        found = replace(base, value=value, value_hints=tuple(value_hints(instance, value).items()))
+        found = replace(
+            base, value=value, value_hints=tuple(value_hints(instance, value, function).items())
+        )
     states = counted.states_generated
     found = replace(found, states=states, fewest=states)
     if (function, id(instance)) in _pruned_calls():
@@ -148,17 +150,24 @@ def _fewest(game, state, decision: bool) -> int:
 # -- hints: what each known mistake would have answered ---------------------------------------
 
 
-def value_hints(instance: Instance, correct: float) -> dict[float, str]:
-    """Wrong values a known mistake gives on `instance`, with the hint that names it."""
+def value_hints(instance: Instance, correct: float, function: str = "") -> dict[float, str]:
+    """Wrong values a known mistake gives on `instance`, with the hint that names it: one hint
+    per value, naming every mistake that gives it ("either ... or ..."), and only mistakes
+    `function`'s lectures have taught (no window before alpha-beta)."""
     game, state, depth = instance.game, instance.state, instance.depth
-    hints: dict[float, str] = {}
+    named: dict[float, list[str]] = {}
     if depth is None:
-        for mistake_id, variant in diagnosis.VALUE_VARIANTS.items():
-            hints.setdefault(
-                diagnosis.variant_value(game, state, variant),
-                f"your value equals what a search gives when {mistake(mistake_id).hint}",
-            )
+        taught = [
+            (mistake_id, variant)
+            for mistake_id, variant in diagnosis.VALUE_VARIANTS.items()
+            if not function.startswith("minimax") or not diagnosis.needs_a_window(variant)
+        ]
+        for mistake_id, variant in taught:
+            value = diagnosis.variant_value(game, state, variant)
+            named.setdefault(value, []).append(mistake(mistake_id).hint)
+        hints = {value: _either(words) for value, words in named.items()}
     else:
+        hints = {}
         for searched, words in ((depth + 1, "one ply further"), (depth - 1, "one ply less")):
             if searched >= 0:
                 hints.setdefault(
@@ -167,10 +176,13 @@ def value_hints(instance: Instance, correct: float) -> dict[float, str]:
                     "asked. Here depth counts the plies still allowed: depth 0 evaluates the "
                     "state itself, and a decision at depth d searches children with d - 1.",
                 )
-        hints.setdefault(
-            diagnosis.wrong_side_value(game, state, depth, instance.evaluate),
-            "the evaluation seems scored from the wrong side at odd depths",
-        )
+        for mistake_id, value in (
+            ("wrong_side_evaluation",
+             diagnosis.wrong_side_value(game, state, depth, instance.evaluate)),
+            ("horizon_at_max_only",
+             diagnosis.max_only_horizon_value(game, state, depth, instance.evaluate)),
+        ):  # fmt: skip
+            hints.setdefault(value, mistake(mistake_id).hint)
     return {
         value: hint
         for value, hint in hints.items()
@@ -178,17 +190,28 @@ def value_hints(instance: Instance, correct: float) -> dict[float, str]:
     }
 
 
+def _either(hints: list[str]) -> str:
+    if len(hints) == 1:
+        return f"your value equals what a search gives when {hints[0]}"
+    listed = " or ".join(f"when {hint}" for hint in hints)
+    return f"your value equals what a search gives either {listed}: look for both"
+
+
 def pruning_causes(instance: Instance, decision: bool, reference_states: int) -> dict[int, str]:
     """State counts a known mistake generates on `instance` above the threshold, with the hint
-    that names it (the first matching mistake in `diagnosis.PRUNING_VARIANTS` order)."""
+    that names it, or every mistake that generates that count ("either ... or ...")."""
     game, state = instance.game, instance.state
     most = math.floor(reference_states * PRUNING_SLACK)
-    causes: dict[int, str] = {}
+    named: dict[int, list[str]] = {}
     for mistake_id, variant in diagnosis.PRUNING_VARIANTS.items():
         count = diagnosis.count_states(game, state, variant, decision)
         if count > most:
-            hint = mistake(mistake_id).hint
-            causes.setdefault(count, f"your count equals that of a search where {hint}")
+            named.setdefault(count, []).append(mistake(mistake_id).hint)
+    causes = {
+        count: "your count equals that of a search where "
+        + (hints[0] if len(hints) == 1 else "either " + ", or ".join(hints) + ": look for each")
+        for count, hints in named.items()
+    }
     if decision:
         fresh = CountingGame(game)
         diagnosis.decide(fresh, state, diagnosis.Variant(), carry_window=False)

@@ -31,6 +31,8 @@ class Variant:
     bound_as_exact: bool = False  # a transposition table stores every result as exact
     beta_from_alpha: bool = False  # a MIN node sets beta = min(alpha, value)
     swapped: bool = False  # the search starts with alpha = +inf, beta = -inf
+    children_swapped: bool = False  # children are searched with (beta, alpha)
+    max_cuts: bool = True  # False: the MAX branch never raises alpha (it cuts on value >= beta)
 
 
 def search(
@@ -69,7 +71,8 @@ def _search_children(game, state, variant, alpha, beta, depth, evaluate, table) 
     value = (0 if variant.max_start_zero else -variant.start) if maximising else variant.start
     for index, action in enumerate(actions):
         child = children[index] if children is not None else game.result(state, action)
-        window = (-math.inf, math.inf) if variant.fresh_window else (alpha, beta)
+        window = (beta, alpha) if variant.children_swapped else (alpha, beta)
+        window = (-math.inf, math.inf) if variant.fresh_window else window
         below = None if depth is None else depth - 1
         found = search(game, child, variant, *window, below, evaluate, table)
         if variant.beta_from_alpha:  # the lecture's cut-off tests, with beta from alpha
@@ -80,13 +83,15 @@ def _search_children(game, state, variant, alpha, beta, depth, evaluate, table) 
             continue
         if maximising:
             value = max(value, found)
-            alpha = max(alpha, value)
+            alpha = max(alpha, value) if variant.max_cuts else alpha
         elif variant.min_cuts:
             value = min(value, found)
             beta = min(beta, value)
         else:
             value = min(value, found)
         cut = alpha > beta if variant.strict else alpha >= beta
+        if maximising and not variant.max_cuts:  # the cut-off test stays, on the node's value
+            cut = value >= beta
         if variant.prune and cut and (variant.pass_up or game.is_terminal(child)):
             break
     return value
@@ -128,6 +133,7 @@ PRUNING_VARIANTS = {
     "min_never_cuts": Variant(min_cuts=False),
     "minimax_as_alphabeta": Variant(prune=False),
     "cutoff_not_passed_up": Variant(pass_up=False),
+    "alpha_never_raised": Variant(max_cuts=False),
 }
 """The mistakes of `autograder.grading.mistakes` recognised by the states they generate, in the
 order they are tried (the first whose count equals the student's names the mistake)."""
@@ -139,10 +145,11 @@ VALUE_VARIANTS = {
     "table_bound_as_exact": Variant(bound_as_exact=True),
     "beta_from_alpha": Variant(beta_from_alpha=True),
     "swapped_window": Variant(swapped=True),
+    "children_swapped": Variant(children_swapped=True),
 }
 """The mistakes recognised by the value they give, in the order they are tried."""
 
-_NEEDS_PRUNING = ("bound_as_exact", "beta_from_alpha", "swapped")
+_NEEDS_PRUNING = ("bound_as_exact", "beta_from_alpha", "swapped", "children_swapped")
 """Variants whose mistake shows only in a pruned search: the others are searched unpruned, so
 that only the mistake changes the value."""
 
@@ -172,6 +179,35 @@ def wrong_side_value(game: Game, state: Any, depth: int, evaluate) -> float:
         return max(values) if game.to_move(state) == MAX else min(values)
 
     return search(state, depth, 0)
+
+
+def needs_a_window(variant: Variant) -> bool:
+    """Whether `variant`'s mistake is one of alpha-beta's window (taught after minimax)."""
+    return any(getattr(variant, name) for name in _NEEDS_PRUNING)
+
+
+def max_only_horizon_value(game: Game, state: Any, depth: int, evaluate) -> float:
+    """The depth-limited value when only MAX nodes test the horizon (`depth == 0`): a MIN node
+    at the horizon searches on, its children at depth -1, -2, ... never meet it again."""
+    memo: dict = {}
+
+    def search(state, depth):
+        if game.is_terminal(state):
+            return game.utility(state)
+        maximising = game.to_move(state) == MAX
+        if depth == 0 and maximising:
+            return evaluate(state)
+        key = (state, max(depth, -1))  # below the horizon, the depth no longer matters
+        if key not in memo:
+            values = [search(game.result(state, a), depth - 1) for a in game.actions(state)]
+            memo[key] = max(values) if maximising else min(values)
+        return memo[key]
+
+    return search(state, depth)
+
+
+DEPTH_LIMITED_MISTAKES = ("wrong_side_evaluation", "horizon_at_max_only")
+"""The mistakes recognised by the depth-limited value they give (see `cases.value_hints`)."""
 
 
 @lru_cache(maxsize=4096)

@@ -59,6 +59,30 @@ MISTAKES: tuple[Mistake, ...] = (
         "erin_max_starts_at_zero",
     ),
     Mistake(
+        "children_swapped",
+        "its children are searched with the window swapped, (beta, alpha) instead of (alpha, beta)",
+        "children given (beta, alpha)",
+        "Alpha-beta passes (beta, alpha) to its children: the window is swapped one level down.",
+        _ALPHABETA,
+        "",
+    ),
+    Mistake(
+        "alpha_never_raised",
+        "the MAX branch never raises alpha, so no MIN node below it cuts off on it",
+        "alpha never raised at MAX nodes",
+        "Alpha-beta's MAX branch never updates alpha: values are right, pruning is lost.",
+        ("alphabeta_pruning",),
+        "",
+    ),
+    Mistake(
+        "horizon_at_max_only",
+        "only MAX nodes test the horizon: a MIN node at depth 0 searches on instead of evaluating",
+        "the horizon tested at MAX nodes only",
+        "depth_limited_value tests depth == 0 only in its MAX branch.",
+        _DEPTH_LIMITED,
+        "",
+    ),
+    Mistake(
         "swapped_window",
         "the window starts swapped (alpha = +inf, beta = -inf), so every node stops after its "
         "first child",

@@ -45,7 +45,8 @@ def diagnosed(record: GradeRecord) -> set[str]:
 
     A rule's diagnosis is the label that names the most of its lost instances, when it names at
     least half of them (a hint on a single instance can be a coincidence). The judge's guesses
-    (`_GUESSES`) diagnose a rule only when every lost instance gets the same single guess. A
+    (`_GUESSES`) and hints that name two mistakes ("either ... or ...") diagnose a rule only
+    when the one mistake every lost instance names is the same. A
     decision (or pruning) rule is left out when its value function lost points: it may only be
     picking by the student's own wrong values."""
     lost_values = {rule.id for rule in record.rules if rule.points < rule.max_points}
@@ -55,16 +56,17 @@ def diagnosed(record: GradeRecord) -> set[str]:
         if family != rule.id and family in lost_values:
             continue
         hints = [v.hint for g in rule.groups for v in g.verdicts if not v.passed]
-        known = [mistake_label(h) for h in hints if not _guessed(h)]
-        known = [label for label in known if label]
-        if known:
-            label = max(sorted(set(known)), key=known.count)
-            if 2 * known.count(label) >= len(hints):
-                found.add(label)
-            continue
         named = [{label for words, label in _LABELS if words in hint} for hint in hints]
+        certain = [
+            next(iter(labels)) for hint, labels in zip(hints, named, strict=True)
+            if len(labels) == 1 and not _guessed(hint)
+        ]  # fmt: skip
+        label = max(sorted(set(certain)), key=certain.count) if certain else ""
+        if label and 2 * certain.count(label) >= len(hints):
+            found.add(label)
+            continue
         common = set.intersection(*named) if named else set()
-        if len(common) == 1:  # the one guess every lost instance shares
+        if len(common) == 1:  # the one guess (or "either") every lost instance shares
             found |= common
     return found
 
