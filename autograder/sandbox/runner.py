@@ -8,13 +8,16 @@ request or JSON, the only things the grader parses:
 
     grader -> runner   {"op": "load", "cells": [[index, source], ...]}
     runner -> grader   {"op": "loaded", "cells": [...errors...], "functions": [...]}
-    grader -> runner   {"op": "call", "function": name, "root": token, "info": (...), "args": [...]}
+    grader -> runner   {"op": "call", "function": name, "root": token, "info": (...), "args": [...],
+                        "seed": None, or random.seed's argument at a contest game's first move}
     runner -> grader   b"r" + token + action index                          (while searching)
     grader -> runner   b"c" + token + info  or  b"m" + "why the request was refused"
+                       or b"m" + {"out_of_states": budget}     (the move's budget is spent)
     runner -> grader   {"op": "return", "value": plain}  or  {"op": "raised", "error": text}
 
-`info` is (to_move, actions, is_terminal, utility, evaluation, probabilities, utilities): the
-last two only at a chance node and at the end of a game of several players. A search makes
+`info` is (to_move, actions, is_terminal, utility, evaluation, probabilities, utilities,
+board): the two before the board only at a chance node and at the end of a game of several
+players, the board only in Connect Four. A search makes
 thousands of `result` requests, so that round trip is kept to one small write and one read on
 each side.
 
@@ -34,7 +37,7 @@ import os
 import struct
 import sys
 
-from games.protocol import Game, IllegalActionError
+from games.protocol import Game, IllegalActionError, OutOfStates
 
 _NOT_A_STATE = (
     "{!r} is not a state of this game: states come only from game.initial_state(), the state "
@@ -150,6 +153,8 @@ class ProxyGame(Game):
                 raise IllegalActionError(state, action, legal)
         reply = self._channel.request_child(state, index)
         if type(reply) is not tuple:
+            if type(reply) is dict and "out_of_states" in reply:  # the grader's count, not ours
+                raise OutOfStates(reply["out_of_states"])
             raise RuntimeError(reply)
         token, info = reply
         self._info[token] = info
@@ -195,6 +200,14 @@ class ProxyGame(Game):
         if value is None:
             raise ValueError("this instance has no evaluation function")
         return value
+
+    def board(self, state):
+        """The position as the game draws it (Connect Four: 6 rows of 7 marks, top row first);
+        served with every state, so reading it generates nothing."""
+        board = self._lookup(state)[7]
+        if board is None:
+            raise TypeError("this game has no board to read: its states are what you search")
+        return board
 
 
 def _probability(sent):
@@ -276,6 +289,10 @@ def main() -> None:
     channel.send({"op": "loaded", "cells": errors, "functions": functions})
     while True:
         message = channel.receive()
+        if message.get("seed") is not None:  # a contest's new game: the same random numbers
+            import random
+
+            random.seed(message["seed"])
         game = ProxyGame(channel, message["root"], message["info"], message.get("players"))
         args = list(message.get("args", []))
         if message.get("evaluate"):

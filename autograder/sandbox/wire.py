@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from autograder.sandbox.limits import SandboxError
+from games.connect_four import ConnectFour
 from games.multiplayer import MultiplayerGame
 from games.protocol import CHANCE, Game
 
@@ -53,11 +54,12 @@ _CHILDREN_SIZE = 100_000
 
 def _info(game: Game, state: Any, evaluate) -> tuple:
     """Everything a search may read about a state: (to_move, actions, terminal, utility,
-    evaluation, probabilities, utilities).
+    evaluation, probabilities, utilities, board).
 
     `probabilities` are given at a chance node only, one per action (nature's outcomes, in
     order), exact fractions as (numerator, denominator) pairs since marshal cannot carry a
-    `Fraction`; `utilities`, the vector of a game of several players, at its terminal states.
+    `Fraction`; `utilities`, the vector of a game of several players, at its terminal states;
+    `board`, the position as plain data, in a game that draws one (`ConnectFour.board`).
     """
     terminal = game.is_terminal(state)
     to_move = game.to_move(state)
@@ -74,6 +76,7 @@ def _info(game: Game, state: Any, evaluate) -> tuple:
         None if evaluate is None else evaluate(state),
         probabilities,
         utilities,
+        game.board(state) if isinstance(game, ConnectFour) else None,
     )
 
 
