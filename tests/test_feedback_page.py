@@ -68,3 +68,15 @@ def test_a_broken_notebooks_status_appears_once() -> None:
 def test_a_student_who_passed_everything_is_told_so() -> None:
     page = feedback_html(_record({"minimax_value": [_verdict(True)]}))
     assert "id='all-passed'" in page and "Where points were lost" not in page
+
+
+def test_a_page_that_lost_points_in_the_contest_says_how_a_move_is_limited_once() -> None:
+    verdicts = [_verdict(False, "forfeited: it used more than 3 s of CPU time")] * 2
+    groups = [
+        GroupResult(name, "connect_four_agent", 0, 10, tuple(verdicts)) for name in ("a", "b")
+    ]
+    rules = tuple(RuleResult(f"rule_{g.name}", "games", 0, 10, (g,)) for g in groups)
+    page = feedback_html(GradeRecord("ann", "graded", 0, 20, rules=rules))
+    assert page.count("How a move is limited") == 1
+    assert "raises OutOfStates" in page and "the wall clock is never counted" in page
+    assert "How a move is limited" not in feedback_html(_record({"minimax_value": verdicts}))
