@@ -1155,7 +1155,7 @@ def connect_four_agent(game, state, seconds):
 deepens until its budget of states is spent), a fixed three-ply search (bob), a greedy one-ply
 agent (carol), an agent that deepens until its budget is spent with its own evaluation read off
 `game.board` and equal moves drawn at random (wendy), a random one (xavier) and one that never
-answers (trent: three moves are stopped at their CPU time, and the others forfeited unasked, all
+answers (trent: two moves are stopped at their CPU time, and the others forfeited unasked, all
 to the fallback column)."""
 
 
@@ -1317,7 +1317,7 @@ def readme_text() -> str:
         "`wendy_noisy_but_correct` (deepens until the budget is spent, with its own evaluation",
         "read off `game.board` and equal moves drawn at random: the same draws every run, since",
         "the grader seeds `random` per game), `xavier_random_moves` (random columns) and",
-        "`trent_infinite_loop` (never answers: three moves are stopped at their CPU time, the",
+        "`trent_infinite_loop` (never answers: two moves are stopped at their CPU time, the",
         "others forfeited unasked, all to the column nearest the centre). Grade them with",
         "`--assignment connect_four`, or let them play each other with",
         "`python -m autograder tournament examples/class --out DIR`.",

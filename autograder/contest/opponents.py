@@ -55,9 +55,9 @@ SAFETY_FACTOR, SAFETY_FLOOR = 5, 5.0
 a move that neither computes nor returns (asleep), far later than a move that computes could
 take on a busy machine, so that the machine's load never decides a move."""
 
-MAX_STOPS = 3
+MAX_STOPS = 2
 """Moves of one agent that may be stopped for time (CPU seconds, or the safety net) before its
-later moves are forfeited without asking it: an agent stuck in a loop costs three moves' time."""
+later moves are forfeited without asking it: an agent stuck in a loop costs two moves' time."""
 
 CENTRE_FIRST_COLUMNS = (4, 3, 5, 2, 6, 1, 7)
 """Columns from the centre outwards: the opponents' order, and the fallback move's. (Not called

@@ -41,7 +41,7 @@ an agent whose moves depend only on what it is given gets the same games and gra
 Time: a game from a four-move opening leaves the agent at most 19 moves, and the end-games at
 most 6, 8, 5 and 5, so the contest has at most 8 * 19 + 24 = 176 agent moves. The reference
 agent, which spends its budget on every move, takes about 8 s through the sandbox; an agent
-stuck in a loop costs `MAX_STOPS` moves' CPU time, an agent asleep three safety nets.
+stuck in a loop costs `MAX_STOPS` (2) moves' CPU time, an agent asleep two safety nets.
 """
 
 from __future__ import annotations
