@@ -15,13 +15,13 @@ games on any machine, however busy.
 
 How long it takes. With n agents, k openings and w workers there are n(n-1)/2 pairs and
 games = n(n-1)/2 x 2 colours x k. A game has at most 42 moves, 21 per agent, and an agent that
-spends its whole budget of S states on every move takes about S x 25 microseconds a move
-through the sandbox, so at worst
+spends its whole budget of S states on every move takes about S x 27 microseconds a move
+through the sandbox (`benchmarks/bench_tournament.py`), so at worst
 
-    seconds = games x 42 x S x 25e-6 / w      (plus a process start per agent and match)
+    seconds = games x 42 x S x 27e-6 / w      (plus a process start per agent and match)
 
-For 50 agents, 1 opening, S = 500 states and 2 workers: 2,450 x 42 x 0.0125 / 2 = 643 s,
-under 11 minutes; agents that stop searching early (a proven win, a fixed depth) take less.
+For 50 agents, 1 opening, S = 500 states and 2 workers: 2,450 x 42 x 0.0135 / 2 = 695 s,
+under 12 minutes; agents that stop searching early (a proven win, a fixed depth) take less.
 An agent that computes much besides its states can take up to `--seconds` of CPU a move, and
 is stopped there (`opponents.MAX_STOPS` times a match at most). Hence the defaults: one
 opening per pair (`--openings N` plays the first N of `referee.OPENINGS`, N times the games),
@@ -68,7 +68,7 @@ from autograder.sandbox import Limits, become_subreaper, build_import_view, jail
 
 DEFAULT_STATES = 500
 """States a move may generate by default: 50 agents that spend all of them on every move finish
-in about 11 minutes on 2 cores. (Grading gives a move `referee.DEFAULT_STATES`.)"""
+in about 12 minutes on 2 cores. (Grading gives a move `referee.DEFAULT_STATES`.)"""
 
 DEFAULT_SECONDS = referee.DEFAULT_SECONDS
 """CPU seconds a move may use by default: the grading's, so an agent graded in time plays here
@@ -199,7 +199,7 @@ def add_parser(
         help="play the Connect Four agents, rank them",
         description=__doc__.split("\n\n")[1],
         epilog="n agents play n(n-1) x OPENINGS games of at most 42 moves: 50 agents that spend "
-        f"all of {DEFAULT_STATES} states on every move take about 11 minutes on 2 cores.",
+        f"all of {DEFAULT_STATES} states on every move take about 12 minutes on 2 cores.",
     )
     play.add_argument("paths", nargs="+", type=Path, help="notebooks, .py files or folders")
     play.add_argument("--out", type=Path, required=True, help="folder for the leaderboard")
