@@ -136,6 +136,37 @@ def test_a_move_past_its_cpu_time_is_forfeited_to_the_centre_and_play_goes_on(
     assert agent.restarts == 1  # the stopped process was killed, and started again
 
 
+def test_the_budget_is_counted_by_the_grader_out_of_the_agent_s_reach(view: Path) -> None:
+    """Past its budget the agent's search sees OutOfStates with the grader's message; asking
+    the grader directly, around the proxy game, is refused all the same, and the board is
+    served without costing a state."""
+    agent = student(
+        """
+        from games import OutOfStates
+
+        def connect_four_agent(game, state, seconds):
+            child = state
+            try:
+                while True:
+                    child = game.result(state, game.board(state)[0].index(".") + 1)
+            except OutOfStates as spent:
+                message = str(spent)
+            game._info.clear()  # what the proxy keeps is the student's to spoil
+            reply = game._channel.request_child(state, 0)  # around the proxy, to the grader
+            refused = type(reply) is dict and reply == {"out_of_states": 50}
+            return 4 if refused and "budget of 50 states is spent" in message else 1
+        """,
+        view,
+    )
+    try:
+        first = agent.choose(GAME.initial_state(), Allowance(50, seconds=1.0))
+        second = agent.choose(ConnectFour.from_moves("4"), Allowance(50, seconds=1.0))
+    finally:
+        agent.close()
+    assert (first.status, first.column, first.states) == ("moved", 4, 50)
+    assert (second.column, second.states) == (4, 50)  # every move has a budget of its own
+
+
 def test_an_agent_that_sleeps_past_its_seconds_is_not_charged_for_the_wall_clock(
     view: Path,
 ) -> None:
