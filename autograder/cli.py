@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from autograder import sandbox
-from autograder.contest import tournament
+from autograder.contest import referee, tournament
 from autograder.grading import grade as grading
 from autograder.grading import pool
 from autograder.grading.assignment_of import assignment_of
@@ -72,6 +72,8 @@ _seconds = _setting(float, "a number of seconds", _positive,
 _megabytes = _setting(float, "a number of MiB", _positive,
                       "{value} must be a positive number of MiB")  # fmt: skip
 _fraction = _setting(float, "a number", lambda v: 0 <= v <= 1, "{value} must be between 0 and 1")
+_states = _setting(int, "a whole number of states", lambda v: v >= 1,
+                   "{value}: a move needs at least one state")  # fmt: skip
 _workers = _setting(int, "a whole number", lambda v: v >= 1,
                     "{value}: at least one worker is needed")  # fmt: skip
 _memory = _setting(int, "a whole number of MiB", lambda v: v >= MEMORY_FLOOR_MB,
@@ -86,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_grade(commands)
     _add_gradescope(commands)
     _add_course_tools(commands)
-    tournament.add_parser(commands, seconds=_seconds, workers=_workers, memory=_memory)
+    tournament.add_parser(
+        commands, seconds=_seconds, workers=_workers, memory=_memory, states=_states
+    )
     return parser
 
 
@@ -140,7 +144,17 @@ def _add_grade(commands) -> None:
         "--out for later runs and `export`)",
     )
     grade.add_argument("--quiet", action="store_true", help="no progress bar or table")
-    grade.add_argument("--move-seconds", type=_seconds, help="connect_four: thinking time a move")
+    grade.add_argument(
+        "--move-states",
+        type=_states,
+        help="connect_four: states a move may generate through game.result "
+        f"(default {referee.DEFAULT_STATES:,})",
+    )
+    grade.add_argument(
+        "--move-seconds",
+        type=_seconds,
+        help=f"connect_four: CPU seconds a move may use (default {referee.DEFAULT_SECONDS:g})",
+    )
 
 
 def _add_gradescope(commands) -> None:
@@ -170,24 +184,7 @@ def _add_gradescope(commands) -> None:
 
 def _add_course_tools(commands) -> None:
     """nbgrader-import, export, similarity and nbgrader-cells."""
-    into = commands.add_parser(
-        "nbgrader-import",
-        help="grade an nbgrader course's submitted/ notebooks with the jail and write the points "
-        "into its gradebook (after `nbgrader autograde`)",
-    )
-    into.add_argument("course", type=Path, help="the nbgrader course folder (holds gradebook.db)")
-    into.add_argument("assignment", choices=sorted(ASSIGNMENT_RULES))
-    into.add_argument("--out", type=Path, help="our grades and feedback (default COURSE/jailed/A)")
-    into.add_argument("--workers", type=_workers, default=os.cpu_count() or 1)
-    into.add_argument("--timeout", type=_seconds, default=10.0, help="seconds per graded call")
-    into.add_argument("--memory", type=_memory, default=2048, help="MiB per submission")
-    into.add_argument(
-        "--isolation",
-        choices=("jail", "process"),
-        default="jail",
-        help="jail (default): refuse where submissions cannot be jailed; process: trust less",
-    )
-    into.add_argument("--quiet", action="store_true", help="no progress bar or table")
+    nbgrader_import.add_parser(commands, seconds=_seconds, workers=_workers, memory=_memory)
     lms.add_parser(commands)
     similar = commands.add_parser(
         "similarity", help="list submissions that look alike, or like the reference solutions"
@@ -352,12 +349,12 @@ def run(
 ) -> list[GradeRecord]:
     """Grade every submission (reusing unchanged results) and return their records."""
     rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
-    move = getattr(args, "move_seconds", None)
-    stamp = files.grading_stamp(rule_ids, isolation, limits, args.max_size, move)
+    move, states = getattr(args, "move_seconds", None), getattr(args, "move_states", None)
+    stamp = files.grading_stamp(rule_ids, isolation, limits, args.max_size, move, states)
     fonts = start_font_cache(scratch)  # in a process of its own, while the answers are computed
     grading.warm_up()
     view = build_import_view(scratch, fonts)
-    settings = grading.Settings(limits, view, rule_ids, int(args.max_size * 2**20), move)
+    settings = grading.Settings(limits, view, rule_ids, int(args.max_size * 2**20), move, states)
     records: dict[str, GradeRecord] = {}
     pending = list(submissions)
     if not args.force:

@@ -1,15 +1,15 @@
 """Tournament throughput: a class of N agents played by `python -m autograder tournament`.
 
 The class is N copies of three kinds of agent, in turn: the reference agent
-(`solutions/agent.py`, iterative deepening that thinks for half its time on every move, like a
-student's agent that uses its clock), a plain depth-2 search with `game.evaluate` (a few
-milliseconds a move) and a random agent (instant). Every pair plays both colours on one opening
-(the defaults), so there are N(N-1) games. The run is timed from the outside, process starts
-and the pages included, and projected to 50 agents by the number of games (50 x 49 = 2,450),
-beside the bounds of the module's formula (every move taking its time s; every move held until
-the deadline, s + GRACE).
+(`solutions/agent.py`, iterative deepening that spends its whole budget of states on every
+move, like a student's agent that searches as deep as it may), a plain depth-2 search with
+`game.evaluate` (a few milliseconds a move) and a random agent (instant). Every pair plays both
+colours on one opening (the defaults), so there are N(N-1) games. The run is timed from the
+outside, process starts and the pages included, and projected to 50 agents by the number of
+games (50 x 49 = 2,450), beside the bound of the module's formula (every move of 42 spending
+its whole budget, at the cost a state took in this run).
 
-    python benchmarks/bench_tournament.py [--n 10] [--seconds S] [--workers 2] [--kinds K,K]
+    python benchmarks/bench_tournament.py [--n 10] [--states S] [--workers 2] [--kinds K,K]
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from pathlib import Path
 from _common import REPO, console, machine, table
 
 from autograder.contest import tournament
-from autograder.contest.referee import GRACE
 
 SEARCH = """
 from games import MAX
@@ -68,7 +67,7 @@ def write_class(folder: Path, n: int, kinds: list[str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=10, help="agents in the class (default 10)")
-    parser.add_argument("--seconds", type=float, default=tournament.DEFAULT_SECONDS)
+    parser.add_argument("--states", type=int, default=tournament.DEFAULT_STATES)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
         "--kinds", default=",".join(KINDS), help=f"the agents, in turn (default {','.join(KINDS)})"
@@ -79,7 +78,7 @@ def main() -> None:
         folder.mkdir()
         write_class(folder, args.n, args.kinds.split(","))
         command = [sys.executable, "-m", "autograder", "tournament", str(folder), "--out",
-                   str(out), "--seconds", str(args.seconds), "--workers", str(args.workers),
+                   str(out), "--move-states", str(args.states), "--workers", str(args.workers),
                    "--quiet"]  # fmt: skip
         started = time.perf_counter()
         ran = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
@@ -89,24 +88,28 @@ def main() -> None:
         results = json.loads((out / "tournament.json").read_text())
     games = results["games"]
     moves = sum(len(game["moves"]) for game in games)
+    states = sum(move[1] for game in games for move in game["moves"])
     forfeits = sum(row["forfeits"] for row in results["standings"])
     scale = 50 * 49 / (args.n * (args.n - 1))
-    in_time = 50 * 49 * 42 * args.seconds / args.workers
-    ceiling = 50 * 49 * 42 * (args.seconds + GRACE) / args.workers
+    per_state = wall * args.workers / max(states, 1)  # an upper bound: the run's every cost
+    ceiling = 50 * 49 * 42 * args.states * per_state / args.workers
     console.print(machine())
     grid = table(
-        f"{args.n} agents ({args.kinds}), {args.seconds:g} s per move, {args.workers} workers",
+        f"{args.n} agents ({args.kinds}), {args.states:,} states per move, {args.workers} workers",
         "measure",
         "value",
     )
     grid.add_row("games", f"{len(games)}")
     grid.add_row("moves (mean per game)", f"{moves} ({moves / len(games):.1f})")
-    grid.add_row("forfeits (moves over time)", f"{forfeits}")
+    grid.add_row("forfeits (moves not returned within their allowance)", f"{forfeits}")
+    grid.add_row(
+        "states generated (wall time per state, all costs)",
+        f"{states:,} ({1e6 * per_state:.0f} us)",
+    )
     grid.add_row("wall time", f"{wall:.1f} s")
     grid.add_row("games per second", f"{len(games) / wall:.2f}")
     grid.add_row("projected, 50 agents (2,450 games)", f"{wall * scale / 60:.1f} min")
-    grid.add_row("50 agents, every move taking s (42 a game)", f"{in_time / 60:.1f} min")
-    grid.add_row(f"50 agents, every move taking s + {GRACE:g} s grace", f"{ceiling / 60:.1f} min")
+    grid.add_row("50 agents, every move of 42 spending its budget", f"{ceiling / 60:.1f} min")
     console.print(grid)
 
 

@@ -1035,7 +1035,7 @@ AGENTS: dict[str, str] = {
     "alice_correct": module_source(agent) + "\n",  # the reference agent's module, as one cell
     "bob_last_ties": '''\
 def connect_four_agent(game, state, seconds):
-    """Three plies of alpha-beta with the course's evaluation, whatever the clock says."""
+    """Three plies of alpha-beta with the course's evaluation, whatever the budget allows."""
 
     def search(node, depth, alpha, beta):
         if game.is_terminal(node):
@@ -1075,6 +1075,70 @@ def connect_four_agent(game, state, seconds):
 
     return max(game.actions(state), key=score)
 ''',
+    "wendy_noisy_but_correct": """\
+import math
+import random
+
+from games import MAX, OutOfStates
+
+WEIGHTS = (
+    (3, 4, 5, 7, 5, 4, 3),
+    (4, 6, 8, 10, 8, 6, 4),
+    (5, 8, 11, 13, 11, 8, 5),
+    (5, 8, 11, 13, 11, 8, 5),
+    (4, 6, 8, 10, 8, 6, 4),
+    (3, 4, 5, 7, 5, 4, 3),
+)
+\"\"\"How many lines of four pass through each cell: a stone there can join that many.\"\"\"
+
+
+def my_evaluation(board):
+    \"\"\"X's stones minus O's, each weighted by the lines through its cell; well within +-1.\"\"\"
+    score = 0
+    for marks, weights in zip(board, WEIGHTS):
+        for mark, weight in zip(marks, weights):
+            if mark == "X":
+                score += weight
+            elif mark == "O":
+                score -= weight
+    return score / 200
+
+
+def negamax(game, state, depth, alpha, beta, colour):
+    \"\"\"Alpha-beta as negamax: the value for the player `colour` (1 for MAX, -1 for MIN).\"\"\"
+    if game.is_terminal(state):
+        return colour * game.utility(state)
+    if depth == 0:
+        return colour * my_evaluation(game.board(state))
+    best = -math.inf
+    for action in sorted(game.actions(state), key=lambda column: abs(column - 4)):
+        child = game.result(state, action)
+        best = max(best, -negamax(game, child, depth - 1, -beta, -alpha, -colour))
+        alpha = max(alpha, best)
+        if alpha >= beta:
+            break
+    return best
+
+
+def connect_four_agent(game, state, seconds):
+    \"\"\"Deeper and deeper until the budget of states is spent; equal moves drawn at random.\"\"\"
+    colour = 1 if game.to_move(state) == MAX else -1
+    actions = sorted(game.actions(state), key=lambda column: abs(column - 4))
+    best = actions[0]
+    for depth in range(1, 43):
+        try:
+            scores = {
+                action: -negamax(
+                    game, game.result(state, action), depth - 1, -math.inf, math.inf, -colour
+                )
+                for action in actions
+            }
+        except OutOfStates:
+            return best
+        top = max(scores.values())
+        best = random.choice([action for action in actions if scores[action] == top])
+    return best
+""",
     "xavier_random_moves": '''\
 def connect_four_agent(game, state, seconds):
     """Any legal column."""
@@ -1087,9 +1151,12 @@ def connect_four_agent(game, state, seconds):
         pass
 ''',
 }
-"""`connect_four_agent` of the students who entered the contest: the reference (alice), a fixed
-three-ply search (bob), a greedy one-ply agent (carol), a random one (xavier) and one that never
-answers (trent, whose moves are all forfeited to the fallback column)."""
+"""`connect_four_agent` of the students who entered the contest: the reference (alice, which
+deepens until its budget of states is spent), a fixed three-ply search (bob), a greedy one-ply
+agent (carol), an agent that deepens until its budget is spent with its own evaluation read off
+`game.board` and equal moves drawn at random (wendy), a random one (xavier) and one that never
+answers (trent: two moves are stopped at their CPU time, and the others forfeited unasked, all
+to the fallback column)."""
 
 
 # The things a real notebook also holds, for wendy_noisy_but_correct: (position, source).
@@ -1243,12 +1310,16 @@ def readme_text() -> str:
         "`python -m autograder grade examples/class --assignment chance_and_maxn --out DIR`;",
         "the others then score 0 there, since their notebooks do not define its functions.",
         "",
-        "Five students entered the Connect Four contest (Assignment 5) with a",
-        "`connect_four_agent`: `alice_correct` (the reference: iterative deepening, ordering and",
-        "a transposition table), `bob_last_ties` (three plies of alpha-beta, whatever the clock),",
-        "`carol_negamax` (greedy, one ply), `xavier_random_moves` (random columns) and",
-        "`trent_infinite_loop` (never answers: every move is forfeited to the column nearest the",
-        "centre). Grade them with `--assignment connect_four`, or let them play each other with",
+        "Six students entered the Connect Four contest (Assignment 5) with a",
+        "`connect_four_agent`: `alice_correct` (the reference: iterative deepening until the",
+        "move's budget of states is spent, ordering and a transposition table), `bob_last_ties`",
+        "(three plies of alpha-beta, whatever the budget), `carol_negamax` (greedy, one ply),",
+        "`wendy_noisy_but_correct` (deepens until the budget is spent, with its own evaluation",
+        "read off `game.board` and equal moves drawn at random: the same draws every run, since",
+        "the grader seeds `random` per game), `xavier_random_moves` (random columns) and",
+        "`trent_infinite_loop` (never answers: two moves are stopped at their CPU time, the",
+        "others forfeited unasked, all to the column nearest the centre). Grade them with",
+        "`--assignment connect_four`, or let them play each other with",
         "`python -m autograder tournament examples/class --out DIR`.",
         "",
         "Machine-readable: `make_class.EXPECTED` (the sentences above),",

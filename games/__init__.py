@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # what editors and type checkers see; at run time see __getat
     # ruff: noqa: F401 - file-wide: the names imported here are exported by _HOMES and __all__
     from games.chance import ChanceTree, Pig, PigState, chance, max_, min_
     from games.connect_four import ConnectFour, ConnectFourState
-    from games.counting import CountingGame, RecordingGame
+    from games.counting import BudgetedGame, CountingGame, RecordingGame
     from games.drawing import (
         draw_tree,
         figure_to_data_uri,
@@ -25,14 +25,14 @@ if TYPE_CHECKING:  # what editors and type checkers see; at run time see __getat
     )
     from games.multiplayer import MultiplayerGame, MultiplayerTree, TakeAway
     from games.nim import Nim
-    from games.protocol import CHANCE, MAX, MIN, Game, IllegalActionError
+    from games.protocol import CHANCE, MAX, MIN, Game, IllegalActionError, OutOfStates
     from games.tictactoe import TicTacToe
     from games.tree import GameTree, ordered_tree, random_tree
 
 _HOMES = {
     "games.chance": ("ChanceTree", "Pig", "PigState", "chance", "max_", "min_"),
     "games.connect_four": ("ConnectFour", "ConnectFourState"),
-    "games.counting": ("CountingGame", "RecordingGame"),
+    "games.counting": ("BudgetedGame", "CountingGame", "RecordingGame"),
     "games.drawing": (
         "draw_tree",
         "figure_to_data_uri",
@@ -41,7 +41,7 @@ _HOMES = {
     ),
     "games.multiplayer": ("MultiplayerGame", "MultiplayerTree", "TakeAway"),
     "games.nim": ("Nim",),
-    "games.protocol": ("CHANCE", "MAX", "MIN", "Game", "IllegalActionError"),
+    "games.protocol": ("CHANCE", "MAX", "MIN", "Game", "IllegalActionError", "OutOfStates"),
     "games.tictactoe": ("TicTacToe",),
     "games.tree": ("GameTree", "ordered_tree", "random_tree"),
 }

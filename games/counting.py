@@ -1,11 +1,12 @@
-"""Node counting: a wrapper that counts the work a search does through the game protocol."""
+"""Node counting: wrappers that count the work a search does through the game protocol, and one
+that stops it after a budget of states (the Connect Four contest's rule)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from games.protocol import Action, Game, State
+from games.protocol import Action, Game, OutOfStates, State
 
 
 class CountingGame(Game):
@@ -111,3 +112,66 @@ class RecordingGame(CountingGame):
         child = super().result(state, action)
         self.generated.append(child)
         return child
+
+
+class BudgetedGame(Game):
+    """A game whose `result` generates at most `budget` states: one move of the Connect Four
+    contest, as the grader serves it.
+
+    In the contest every move has a budget of states; the grader counts each state `result`
+    generates and, once the budget is spent, `result` raises `OutOfStates` instead. This
+    wrapper does the same on a real game, so a notebook plays the very moves the grader does.
+    Wrap the game afresh for each move: each move has a budget of its own.
+
+    It offers what the grader's served game offers and nothing more: the six methods of the
+    protocol, and `evaluate` and `board` when the wrapped game has them. `states_generated`
+    counts for you; the served game does not offer it, so an agent must not rely on it.
+
+    >>> from games import ConnectFour
+    >>> game = BudgetedGame(ConnectFour(), budget=1)
+    >>> first = game.result(game.initial_state(), 4)
+    >>> game.result(first, 4)
+    Traceback (most recent call last):
+    ...
+    games.protocol.OutOfStates: this move's budget of 1 states is spent: ...
+    """
+
+    def __init__(self, game: Game, budget: int) -> None:
+        if type(budget) is not int or budget < 0:
+            raise ValueError(f"budget is a number of states, an int >= 0, not {budget!r}")
+        self._game = game
+        self.budget = budget
+        self.states_generated = 0
+
+    def __repr__(self) -> str:
+        return f"BudgetedGame({self._game!r}, budget={self.budget})"
+
+    def initial_state(self) -> State:
+        return self._game.initial_state()
+
+    def to_move(self, state: State) -> str:
+        return self._game.to_move(state)
+
+    def actions(self, state: State) -> list[Action]:
+        return self._game.actions(state)
+
+    def result(self, state: State, action: Action) -> State:
+        child = self._game.result(state, action)  # an illegal action is refused first, as served
+        if self.states_generated >= self.budget:
+            raise OutOfStates(self.budget)
+        self.states_generated += 1
+        return child
+
+    def is_terminal(self, state: State) -> bool:
+        return self._game.is_terminal(state)
+
+    def utility(self, state: State) -> float:
+        return self._game.utility(state)
+
+    def evaluate(self, state: State) -> float:
+        """The wrapped game's evaluation (Connect Four: the course's, from lecture 04)."""
+        return self._game.evaluate(state)
+
+    def board(self, state: State) -> Any:
+        """The wrapped game's picture of the position as plain data (Connect Four: six rows)."""
+        return self._game.board(state)

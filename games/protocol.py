@@ -37,6 +37,24 @@ class IllegalActionError(ValueError):
         super().__init__(f"action {action!r} is not legal in state {state!r}; {choices}")
 
 
+class OutOfStates(Exception):
+    """Raised by `result` when the move's budget of states is spent.
+
+    In the Connect Four contest every move may generate a fixed number of states through
+    `game.result` (the grader counts them, as `BudgetedGame` does outside it). An agent that
+    searches deeper and deeper catches this exception around its search and returns the best
+    move of the deepest search it finished; one that lets it escape has its move forfeited.
+    """
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        super().__init__(
+            f"this move's budget of {budget:,} states is spent: game.result generates no more "
+            "states until your next move. Catch OutOfStates around your search and return the "
+            "best move found so far"
+        )
+
+
 class Game(ABC):
     """A two-player, turn-taking, zero-sum game with perfect information.
 

@@ -1,15 +1,19 @@
-"""Assignment 5's reference Connect Four agent: iterative deepening alpha-beta against a clock.
+"""Assignment 5's reference Connect Four agent: iterative deepening alpha-beta on a state budget.
 
-It uses only the game protocol and `game.evaluate` (the course's evaluation from lecture 04),
-so it plays the real `ConnectFour` and the grader's served game alike, where states are opaque
-tokens that are equal for equal positions. It imports nothing but `games` and the standard
-library: the grader runs this very source in the sandbox, as a student's submission.
+It uses only the game protocol, `game.evaluate` (the course's evaluation from lecture 04) and
+`OutOfStates`, so it plays the real `ConnectFour` and the grader's served game alike, where
+states are opaque tokens that are equal for equal positions. It imports nothing but `games`
+and the standard library: the grader runs this very source in the sandbox, as a submission.
+
+In the contest each move may generate a budget of states through `game.result`; past it,
+`result` raises `OutOfStates` (`games.BudgetedGame` does the same outside the grader). The
+agent's search is bounded by that budget alone, never by a clock, so it plays the same move
+for the same position on any machine, however busy.
 
 What it adds to `depth_limited_decision` (lecture 04), each in its own function:
 
-- iterative deepening (`connect_four_agent`): depth 1, 2, 3, ... until the time share is used;
-  an unfinished iteration is abandoned and the last finished one's move is played;
-- a clock checked at every node (`_Search.tick`);
+- iterative deepening (`connect_four_agent`): depth 1, 2, 3, ... until the budget is spent;
+  the unfinished iteration is abandoned and the last finished one's move is played;
 - move ordering (`_ordered`): the best move found for the state so far (by the previous
   iteration, through the table) first, then the columns from the centre outwards;
 - a transposition table keyed by state (`_Search.look_up`, `_Search.store`), holding the
@@ -22,14 +26,9 @@ Wins are the game's utility, +-(22 - k) for a win with the k-th stone, beyond th
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
-from games import MAX
-
-TIME_SHARE = 0.5
-"""Share of the thinking time the search may use: the rest covers the last node, the return
-trip, and a machine busier than expected."""
+from games import MAX, OutOfStates
 
 CENTRE_FIRST = (4, 3, 5, 2, 6, 1, 7)
 """Columns from the centre outwards: a central stone joins more lines of four."""
@@ -38,50 +37,46 @@ EXACT, LOWER, UPPER = "exact", "lower", "upper"
 
 
 def connect_four_agent(game, state, seconds: float) -> int:
-    """Return the column to play in `state`, thinking at most about half of `seconds`.
+    """Return the column to play in `state`: the move of the deepest search the budget allows.
 
-    Searches depth 1, 2, 3, ... by alpha-beta with `game.evaluate` at the frontier. Depth 1 is
-    always finished (it only looks at the children), so a legal move is ready at once; deeper
-    iterations stop when the clock runs out, when a win or loss is proven (|value| >= 1: only
-    terminal states are worth that much), or when no frontier state was evaluated (the search
-    reached the end of every line, so deeper cannot change anything).
+    Searches depth 1, 2, 3, ... by alpha-beta with `game.evaluate` at the frontier, until
+    `game.result` raises `OutOfStates` (the move's budget of states is spent), a win or loss is
+    proven (|value| >= 1: only terminal states are worth that much), or no frontier state was
+    evaluated (the search reached the end of every line, so deeper cannot change anything).
+    The column nearest the centre is ready before any search, in case not even depth 1 fits.
+
+    `seconds` is the CPU time the grader allows the move; this agent computes little besides
+    its states and needs a small share of it. On a game without a budget (the plain
+    `ConnectFour()`) it deepens until the end of the game: wrap the game in a `BudgetedGame`.
 
     Raises:
         ValueError: `seconds` is not a positive number, or `state` is terminal.
     """
     if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not seconds > 0:
-        raise ValueError(f"seconds is the thinking time, a positive number, not {seconds!r}")
+        raise ValueError(f"seconds is the time allowed, a positive number, not {seconds!r}")
     if game.is_terminal(state):
         raise ValueError(f"state {state!r} is terminal: there is no move to choose")
-    search = _Search(deadline=time.monotonic() + TIME_SHARE * seconds)
-    best_action, value = _root_search(game, state, 1, search)
-    depth = 1
-    while abs(value) < 1 and search.used_evaluation:
+    search = _Search()
+    best_action, depth = _ordered(game.actions(state), None)[0], 0
+    while search.used_evaluation:
         depth += 1
         search.used_evaluation = False
         try:
             best_action, value = _root_search(game, state, depth, search)
-        except _OutOfTime:
+        except OutOfStates:
+            break
+        if abs(value) >= 1:
             break
     return best_action
 
 
-class _OutOfTime(Exception):
-    """Raised inside the search when the time share is used up."""
-
-
 @dataclass
 class _Search:
-    """What one move's searches share: the clock and the transposition table."""
+    """What one move's searches share: the transposition table, and whether the last
+    iteration evaluated a frontier state."""
 
-    deadline: float
-    checking: bool = False  # depth 1 runs unchecked, so that some move is always ready
     used_evaluation: bool = True
     table: dict = field(default_factory=dict)  # state -> (depth, value, bound, best action)
-
-    def tick(self) -> None:
-        if self.checking and time.monotonic() >= self.deadline:
-            raise _OutOfTime
 
     def look_up(self, state, depth: int, alpha: float, beta: float):
         """Return (value or None, alpha, beta, best action or None) from the table.
@@ -115,18 +110,17 @@ class _Search:
 
 def _root_search(game, state, depth: int, search: _Search) -> tuple[int, float]:
     """Return (best action, its value) looking `depth` plies ahead; the first best on ties."""
-    search.checking = depth > 1
     value = _alphabeta(game, state, depth, -math.inf, math.inf, search)
     return search.table[state][3], value
 
 
 def _alphabeta(game, state, depth: int, alpha: float, beta: float, search: _Search) -> float:
-    """Depth-limited alpha-beta (lecture 04), with the clock, the table and move ordering.
+    """Depth-limited alpha-beta (lecture 04), with the table and move ordering.
 
     The MAX and MIN halves are those of `alphabeta_value`; what is new is asking the table
-    before searching, trying its best action first, and storing the result afterwards.
+    before searching, trying its best action first, and storing the result afterwards. When
+    the budget is spent, `game.result` raises `OutOfStates` out of the whole recursion.
     """
-    search.tick()
     if game.is_terminal(state):
         return game.utility(state)
     if depth == 0:

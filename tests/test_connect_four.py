@@ -142,6 +142,31 @@ def test_display_draws_the_top_row_first_with_x_for_the_first_player() -> None:
     assert GAME.display(ConnectFour.from_moves("4453")) == expected
 
 
+def test_the_board_reads_the_rows_top_first_as_x_o_and_dots() -> None:
+    board = GAME.board(ConnectFour.from_moves("4453"))
+    assert board == (".......",) * 4 + ("...O...", "..OXX..")
+    assert board[5][3] == "X"  # row 5 is the bottom, column 4 is index 3
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 6), max_size=42))
+def test_the_board_shows_each_stone_where_it_fell(picks: list[int]) -> None:
+    state, heights, marks = GAME.initial_state(), [0] * 7, {}
+    for pick in picks:
+        legal = GAME.actions(state)
+        if not legal:
+            break
+        column = legal[pick % len(legal)]
+        marks[(5 - heights[column - 1], column - 1)] = "XO"[GAME.moves_played(state) % 2]
+        heights[column - 1] += 1
+        state = GAME.result(state, column)
+    board = GAME.board(state)
+    assert len(board) == 6 and all(len(row) == 7 for row in board)
+    assert {
+        (r, c): m for r, row in enumerate(board) for c, m in enumerate(row) if m != "."
+    } == marks
+
+
 WINS = [
     # (moves, winner, line, utility): the fastest win is with one's 4th stone, 22 - 4 = 18.
     ("7172727", MAX, "vertical", 18),

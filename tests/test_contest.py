@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 
 import solutions.agent
-from autograder.contest.opponents import alphabeta_move
+from autograder.contest.opponents import MAX_STOPS, alphabeta_move
 from autograder.contest.referee import (
     ENDGAMES,
     LEVELS,
     OPENINGS,
+    Allowance,
     AlphaBetaPlayer,
     FunctionPlayer,
     Level,
@@ -30,13 +31,15 @@ from autograder.contest.referee import (
     play_contest,
     play_game,
 )
-from autograder.contest.student_agent import StudentAgent
+from autograder.contest.student_agent import MAX_RESTARTS, StudentAgent
 from autograder.sandbox import Limits, build_import_view
 from games import ConnectFour
 from solutions import ConnectFourSolver
 
 GAME = ConnectFour()
 LIMITS = Limits(load_timeout=20)
+QUICK = Allowance(states=500, seconds=0.5)
+"""A small allowance for the tests' games: 500 states and half a second of CPU a move."""
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +60,7 @@ def student(source: str, view: Path, name: str = "student") -> StudentAgent:
 
 
 def test_a_game_between_opponents_ends_with_four_in_a_row_or_a_full_board() -> None:
-    played = play_game(AlphaBetaPlayer(2), RandomPlayer(seed=1), "4453", seconds=0.05)
+    played = play_game(AlphaBetaPlayer(2), RandomPlayer(seed=1), "4453", QUICK)
     assert played.players == ("alpha-beta depth 2", "random")
     assert played.winner == 0 and played.ended == "X has four in a row"
     state = played.final_state()
@@ -75,7 +78,7 @@ def test_a_crashing_player_loses_that_game_only() -> None:
 
     agent = FunctionPlayer("agent", crashes_once)
     level = Level("depth 1", lambda seed: AlphaBetaPlayer(1), 10, (("44", 0), ("44", 1)), 0.5)
-    games = play_contest(agent, 0.05, (level,))["depth 1"]
+    games = play_contest(agent, QUICK, (level,))["depth 1"]
     assert games[0].winner == 1 and games[0].moves == ()
     assert games[0].ended == "X crashed: ValueError: boom (the game is lost)"
     assert len(games[1].moves) > 1 and "crashed" not in games[1].ended
@@ -86,7 +89,7 @@ def test_a_crashing_player_loses_that_game_only() -> None:
 )
 def test_an_answer_that_is_not_a_legal_column_loses(returned, shown: str) -> None:
     agent = FunctionPlayer("agent", lambda game, state, seconds: returned)
-    played = play_game(RandomPlayer(seed=3), agent, "", seconds=0.05)
+    played = play_game(RandomPlayer(seed=3), agent, "", QUICK)
     assert played.winner == 0 and len(played.moves) == 1
     assert played.ended.startswith(f"O {shown}, not a legal column")
     assert played.ended.endswith("(the game is lost)")
@@ -94,7 +97,7 @@ def test_an_answer_that_is_not_a_legal_column_loses(returned, shown: str) -> Non
 
 def test_a_full_column_is_not_a_legal_answer() -> None:
     agent = FunctionPlayer("agent", lambda game, state, seconds: 4)
-    played = play_game(agent, centre_player(), "444444", seconds=0.05)
+    played = play_game(agent, centre_player(), "444444", QUICK)
     assert played.winner == 1 and played.moves == ()
     assert "X returned 4, not a legal column of [1, 2, 3, 5, 6, 7]" in played.ended
 
@@ -104,30 +107,136 @@ def test_the_referee_refuses_a_finished_opening() -> None:
         play_game(centre_player(), centre_player(), "1212121")
 
 
-def test_a_slow_agent_is_forfeited_to_the_centre_and_plays_on(view: Path) -> None:
+def test_a_move_past_its_cpu_time_is_forfeited_to_the_centre_and_play_goes_on(
+    view: Path,
+) -> None:
     agent = student(
         """
-        import time
         def connect_four_agent(game, state, seconds):
             probe, free = state, 0  # count the empty cells of column 4 by playing there
             while 4 in game.actions(probe):
                 probe, free = game.result(probe, 4), free + 1
-            if free == 6:
-                time.sleep(1)  # far past the clock: the grader kills the process
+            while free == 6:  # on the empty board: computes forever, and is stopped
+                pass
             return game.actions(state)[-1]
         """,
         view,
     )
     try:
-        played = play_game(agent, RandomPlayer(seed=5), "", seconds=0.05)
+        played = play_game(agent, RandomPlayer(seed=5), "", Allowance(500, seconds=0.2))
     finally:
         agent.close()
     first = played.moves[0]
-    assert first.column == 4 and first.seconds < 0.5
-    assert first.note == "forfeited: no move within 0.05 s; the grader played column 4"
+    assert first.column == 4
+    assert first.note == (
+        "forfeited: it used more than 0.2 s of CPU time; the grader played column 4"
+    )
     own = [move for index, move in enumerate(played.moves) if played.mover(index) == 0]
     assert len(own) > 1 and not any(move.note for move in own[1:])
-    assert agent.restarts == 1
+    assert agent.restarts == 1  # the stopped process was killed, and started again
+
+
+def test_the_budget_is_counted_by_the_grader_out_of_the_agent_s_reach(view: Path) -> None:
+    """Past its budget the agent's search sees OutOfStates with the grader's message; asking
+    the grader directly, around the proxy game, is refused all the same, and the board is
+    served without costing a state."""
+    agent = student(
+        """
+        from games import OutOfStates
+
+        def connect_four_agent(game, state, seconds):
+            child = state
+            try:
+                while True:
+                    child = game.result(state, game.board(state)[0].index(".") + 1)
+            except OutOfStates as spent:
+                message = str(spent)
+            game._info.clear()  # what the proxy keeps is the student's to spoil
+            reply = game._channel.request_child(state, 0)  # around the proxy, to the grader
+            refused = type(reply) is dict and reply == {"out_of_states": 50}
+            return 4 if refused and "budget of 50 states is spent" in message else 1
+        """,
+        view,
+    )
+    try:
+        first = agent.choose(GAME.initial_state(), Allowance(50, seconds=1.0))
+        second = agent.choose(ConnectFour.from_moves("4"), Allowance(50, seconds=1.0))
+    finally:
+        agent.close()
+    assert (first.status, first.column, first.states) == ("moved", 4, 50)
+    assert (second.column, second.states) == (4, 50)  # every move has a budget of its own
+
+
+def test_an_agent_that_sleeps_past_its_seconds_is_not_charged_for_the_wall_clock(
+    view: Path,
+) -> None:
+    """Sleeping takes no CPU time: a move that sleeps ten times its seconds still counts, as
+    it would on a machine so busy that the agent's move took that long."""
+    agent = student(
+        """
+        import time
+
+        def connect_four_agent(game, state, seconds):
+            time.sleep(10 * seconds)
+            return game.actions(state)[0]
+        """,
+        view,
+    )
+    try:
+        choice = agent.choose(GAME.initial_state(), Allowance(500, seconds=0.05))
+    finally:
+        agent.close()
+    assert (choice.status, choice.column) == ("moved", 1)
+
+
+def test_a_move_asleep_past_the_safety_net_is_forfeited(view: Path) -> None:
+    agent = student(
+        """
+        import time
+
+        def connect_four_agent(game, state, seconds):
+            time.sleep(3600)
+        """,
+        view,
+    )
+    try:
+        choice = agent.choose(GAME.initial_state(), Allowance(500, seconds=0.05, wall=0.5))
+    finally:
+        agent.close()
+    assert choice.status == "stopped" and choice.error == "no answer within 0.5 s (the call)"
+
+
+@pytest.mark.parametrize("isolation", ["auto", "process"])  # the jail's cgroup, or /proc
+def test_the_cpu_time_of_a_process_the_agent_starts_counts_too(view: Path, isolation: str) -> None:
+    """The CPU time is that of the agent's own processes, all of them: a child that computes
+    while the agent waits for it uses the move's seconds."""
+    agent = StudentAgent(
+        "forker",
+        [
+            (
+                1,
+                textwrap.dedent(
+                    """
+                    import os
+
+                    def connect_four_agent(game, state, seconds):
+                        child = os.fork()
+                        if child == 0:
+                            while True:
+                                pass
+                        os.waitpid(child, 0)
+                    """
+                ),
+            )
+        ],
+        view,
+        dataclasses.replace(LIMITS, isolation=isolation),
+    )
+    try:
+        choice = agent.choose(GAME.initial_state(), Allowance(500, seconds=0.2, wall=60))
+    finally:
+        agent.close()
+    assert (choice.status, choice.error) == ("stopped", "it used more than 0.2 s of CPU time")
 
 
 def test_sandboxed_agents_that_crash_or_return_a_state_lose(view: Path) -> None:
@@ -136,8 +245,8 @@ def test_sandboxed_agents_that_crash_or_return_a_state_lose(view: Path) -> None:
         "def connect_four_agent(game, state, seconds): return game.result(state, 4)", view
     )
     try:
-        crashed = play_game(crashing, centre_player(), "", seconds=0.2)
-        returned = play_game(centre_player(), giving_a_state, "", seconds=0.2)
+        crashed = play_game(crashing, centre_player(), "", QUICK)
+        returned = play_game(centre_player(), giving_a_state, "", QUICK)
     finally:
         crashing.close()
         giving_a_state.close()
@@ -150,7 +259,7 @@ def test_an_agent_that_is_not_defined_cannot_play(view: Path) -> None:
     agent = student("def connect_four_bot(game, state, seconds): return 4", view)
     try:
         assert "connect_four_agent is not defined" in agent.load_error
-        played = play_game(agent, centre_player(), "", seconds=0.05)
+        played = play_game(agent, centre_player(), "", QUICK)
     finally:
         agent.close()
     assert played.winner == 1 and "X crashed: connect_four_agent is not defined" in played.ended
@@ -159,15 +268,9 @@ def test_an_agent_that_is_not_defined_cannot_play(view: Path) -> None:
 def test_a_random_player_with_the_same_seed_plays_the_same_moves() -> None:
     state = GAME.initial_state()
     first, second = RandomPlayer(seed=7), RandomPlayer(seed=7)
-    moves = [first.choose(state, 0.1).column for _ in range(20)]
-    assert moves == [second.choose(state, 0.1).column for _ in range(20)]
+    moves = [first.choose(state, QUICK).column for _ in range(20)]
+    assert moves == [second.choose(state, QUICK).column for _ in range(20)]
     assert len(set(moves)) > 1
-
-
-def test_alpha_beta_depth_4_moves_well_within_a_tenth_of_a_second() -> None:
-    player = AlphaBetaPlayer(4)
-    for moves in ["", "4453", "44443355"]:
-        assert player.choose(ConnectFour.from_moves(moves), 0.25).seconds < 0.05
 
 
 # --- The positions ---------------------------------------------------------------------------
@@ -198,7 +301,7 @@ def test_each_endgame_is_a_forced_win_that_needs_search(position: str) -> None:
 def test_the_solver_defends_as_long_as_it_can() -> None:
     state = ConnectFour.from_moves(ENDGAMES[0])
     reply = GAME.result(state, 3)  # the only winning move: the solver is now lost
-    column = SolverPlayer().choose(reply, 0.25).column
+    column = SolverPlayer().choose(reply, QUICK).column
     solver = ConnectFourSolver()
     best = max(-solver.solve(GAME.result(reply, c)) for c in GAME.actions(reply))
     assert -solver.solve(GAME.result(reply, column)) == best < 0
@@ -211,7 +314,7 @@ def test_a_played_game_survives_a_trip_through_json() -> None:
     played = PlayedGame(
         "44",
         ("alice", "random"),
-        (Move(3, 0.12), Move(4, 0.3, "forfeited: no move within 0.25 s; the grader played 4")),
+        (Move(3, 4000), Move(4, 120, "forfeited: it used more than 3 s of CPU time; ...")),
         None,
         "the board is full",
     )
@@ -225,7 +328,7 @@ def test_a_played_game_survives_a_trip_through_json() -> None:
 def test_the_reference_agent_in_the_sandbox_earns_full_marks(view: Path) -> None:
     agent = StudentAgent("reference", [[1, inspect.getsource(solutions.agent)]], view, LIMITS)
     try:
-        games = play_contest(agent)  # the grading's thinking time, DEFAULT_SECONDS
+        games = play_contest(agent)  # the grading's allowance: DEFAULT_STATES, DEFAULT_SECONDS
     finally:
         agent.close()
     rules = contest_rules(games, "reference")
@@ -243,7 +346,7 @@ def test_the_reference_agent_in_the_sandbox_earns_full_marks(view: Path) -> None
 def test_a_random_agent_loses_the_depth_levels() -> None:
     rng = random.Random(0)
     agent = FunctionPlayer("chaos", lambda game, state, seconds: rng.choice(game.actions(state)))
-    rules = {rule.id: rule for rule in contest_rules(play_contest(agent, 0.05), "chaos")}
+    rules = {rule.id: rule for rule in contest_rules(play_contest(agent, QUICK), "chaos")}
     assert rules["agent_beats_depth_2"].points == rules["agent_beats_depth_4"].points == 0
     assert rules["agent_moves_in_time"].full
     verdict = rules["agent_beats_depth_4"].groups[0].verdicts[0]
@@ -251,21 +354,42 @@ def test_a_random_agent_loses_the_depth_levels() -> None:
     assert verdict.expected == "a win" and verdict.got.startswith("a loss in ")
 
 
-def test_a_deterministic_agent_gets_the_same_games_and_grade_every_run() -> None:
+@pytest.mark.parametrize(
+    "agent",
+    [
+        lambda game, state, seconds: alphabeta_move(state, 3)[0],
+        lambda game, state, seconds: random.choice(game.actions(state)),  # seeded per game
+        solutions.agent.connect_four_agent,  # deepens until its budget is spent
+    ],
+    ids=["fixed_depth", "random_columns", "reference"],
+)
+def test_a_deterministic_agent_gets_the_same_games_and_grade_every_run(agent) -> None:
     def play():
-        agent = FunctionPlayer("steady", lambda game, state, seconds: alphabeta_move(state, 3)[0])
-        games = play_contest(agent, 0.25)
+        games = play_contest(FunctionPlayer("steady", agent), Allowance(1000, seconds=3.0))
         moves = {
             name: [[m.column for m in g.moves] for g in played] for name, played in games.items()
         }
         return moves, [rule.points for rule in contest_rules(games, "steady")]
 
-    assert play() == play()
+    first = play()
+    random.seed()  # whatever state the process's random numbers are in between the runs
+    assert play() == first
+
+
+def test_an_agent_s_random_numbers_are_seeded_by_the_opening_and_its_colour() -> None:
+    drawn = []
+    agent = FunctionPlayer("dice", lambda game, state, seconds: drawn.append(random.random()) or 4)
+    for opening, side in (("3526", 0), ("3526", 1), ("3625", 0), ("3526", 0)):
+        agent.new_game(opening, side)
+        agent.choose(ConnectFour.from_moves(opening + "4" * side), QUICK)
+    assert drawn[0] == drawn[3] and len(set(drawn)) == 3
+    random.seed("3526-X")
+    assert drawn[0] == random.random()
 
 
 def test_forfeits_cost_the_in_time_rule_and_show_in_the_hint() -> None:
-    note = "forfeited: no move within 0.25 s; the grader played column 4"
-    played = PlayedGame("3526", ("agent", "random"), (Move(4, 0.3, note),), 0, "X won")
+    note = "forfeited: no move returned within its budget of 4,000 states; the grader played..."
+    played = PlayedGame("3526", ("agent", "random"), (Move(4, 4000, note),), 0, "X won")
     rules = {rule.id: rule for rule in contest_rules({"random": (played, played)}, "agent")}
     assert rules["agent_beats_random"].full and not rules["agent_moves_in_time"].points
     verdict = rules["agent_moves_in_time"].groups[0].verdicts[0]
@@ -347,7 +471,7 @@ def test_an_agent_cannot_think_on_its_opponents_time(view: Path, isolation: str)
     limits = dataclasses.replace(LIMITS, isolation=isolation)
     agent = StudentAgent("ponderer", [(1, PONDERER)], view, limits)
     try:
-        assert agent.choose(ConnectFour().initial_state(), 5.0).status == "moved"
+        assert agent.choose(ConnectFour().initial_state(), Allowance(100, 5.0)).status == "moved"
         assert _within(lambda: _stopped(agent))
         before = _cpu_seconds(agent)
         time.sleep(0.5)  # the opponent's move
@@ -356,24 +480,39 @@ def test_an_agent_cannot_think_on_its_opponents_time(view: Path, isolation: str)
         # as a check: unpaused, the thread does take the CPU
         assert _within(lambda: _cpu_seconds(agent) - before > 0.2)
         agent.process.pause()
-        assert agent.choose(ConnectFour.from_moves("4"), 5.0).status == "moved"
+        assert agent.choose(ConnectFour.from_moves("4"), Allowance(100, 5.0)).status == "moved"
     finally:
         agent.close()
 
 
-def test_an_agent_that_restarts_slowly_stops_at_its_budget(view: Path) -> None:
-    """Loading takes a second and every move runs out of time (so every move restarts the
-    process): with a budget of 3 s the agent's game is over in seconds, not minutes."""
+def test_an_agent_stuck_in_a_loop_is_stopped_twice_then_no_longer_asked(
+    view: Path,
+) -> None:
+    """Loading takes a second and every move computes forever: two moves are stopped at
+    their CPU time (each restarting the process), and the later ones are forfeited at once, so
+    the game is over in seconds, not minutes, and it is the same game on every run."""
     cells = [
         (1, "import time\ntime.sleep(1)\n"),
         (2, "def connect_four_agent(g, s, t):\n    while True:\n        pass\n"),
     ]
-    limits = dataclasses.replace(LIMITS, budget=3.0)
-    agent = StudentAgent("slow", cells, view, limits)
-    started = time.monotonic()
+    agent = StudentAgent("slow", cells, view, LIMITS)
     try:
-        game = play_game(agent, RandomPlayer(1), OPENINGS[0], seconds=0.05)
+        game = play_game(agent, RandomPlayer(1), OPENINGS[0], Allowance(500, seconds=0.05))
     finally:
         agent.close()
-    assert time.monotonic() - started < 12
-    assert "budget" in game.ended and game.winner == 1
+    notes = [move.note for index, move in enumerate(game.moves) if game.mover(index) == 0]
+    assert len(notes) > MAX_STOPS and agent.restarts == MAX_STOPS - 1
+    assert all("it used more than 0.05 s of CPU time" in note for note in notes[:MAX_STOPS])
+    assert all(f"not asked: {MAX_STOPS} of its moves" in note for note in notes[MAX_STOPS:])
+    assert game.winner is not None or game.ended == "the board is full"
+
+
+def test_an_agent_whose_process_keeps_dying_is_no_longer_started(view: Path) -> None:
+    agent = student("import os\ndef connect_four_agent(g, s, t):\n    os._exit(3)\n", view)
+    try:
+        choices = [agent.choose(GAME.initial_state(), QUICK) for _ in range(MAX_RESTARTS + 2)]
+    finally:
+        agent.close()
+    assert [choice.status for choice in choices] == ["crashed"] * (MAX_RESTARTS + 2)
+    assert "exited with code 3" in choices[MAX_RESTARTS].error
+    assert choices[-1].error.startswith(f"not played: its process was started again {MAX_RESTARTS}")

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import gc
 import inspect
 import itertools
 import json
 import subprocess
 import sys
 import textwrap
-from dataclasses import replace
+import time
 from importlib import import_module
 from importlib.util import find_spec
 from pathlib import Path
@@ -27,7 +26,7 @@ import pytest
 import solutions.agent
 from autograder.contest import grade as contest_grade
 from autograder.contest import opponents
-from autograder.contest.referee import GRACE, LEVELS, RandomPlayer, play_game
+from autograder.contest.referee import LEVELS, Allowance, RandomPlayer, play_game
 from autograder.contest.student_agent import StudentAgent
 from autograder.grading.grade import Settings, grade
 from autograder.grading.load import Submission, load
@@ -104,45 +103,92 @@ def connect_four_agent(game, state, seconds):
         pass
 """
 
+LETS_OUT_OF_STATES_ESCAPE = """
+def connect_four_agent(game, state, seconds):
+    while True:  # plays column after column, never catching OutOfStates
+        game.result(state, game.actions(state)[0])
+"""
+
+BOARD_READER = """
+import math
+import random
+
+from games import MAX, OutOfStates
+
+
+def my_evaluation(board):
+    \"\"\"Stones in the three middle columns, X's minus O's, read off the board.\"\"\"
+    middle = "".join(row[2:5] for row in board)
+    return (middle.count("X") - middle.count("O")) / 20
+
+
+def value(game, state, depth):
+    if game.is_terminal(state):
+        return game.utility(state)
+    if depth == 0:
+        return my_evaluation(game.board(state))
+    values = [value(game, game.result(state, a), depth - 1) for a in game.actions(state)]
+    return max(values) if game.to_move(state) == MAX else min(values)
+
+
+def connect_four_agent(game, state, seconds):
+    \"\"\"Plain minimax, deeper and deeper until the budget is spent; equal moves drawn at
+    random.\"\"\"
+    sign = 1 if game.to_move(state) == MAX else -1
+    best = random.choice(game.actions(state))
+    for depth in range(1, 43):
+        try:
+            scores = {a: sign * value(game, game.result(state, a), depth - 1)
+                      for a in game.actions(state)}
+        except OutOfStates:
+            return best
+        top = max(scores.values())
+        best = random.choice([a for a, score in scores.items() if score == top])
+    return best
+"""
+
+QUICK = Allowance(500, seconds=0.5)
+"""A small allowance for the tests' games: 500 states and half a second of CPU a move."""
+
 
 @pytest.fixture(scope="module")
 def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_import_view(tmp_path_factory.mktemp("view"))
 
 
-def run_cells(agent_source: str | None, seconds: float | None = None) -> dict[str, str]:
+def run_cells(agent_source: str | None, allowance: Allowance | None = None) -> dict[str, str]:
     """Run the hidden cells after `agent_source` in a fresh namespace, as nbgrader does: each
-    cell's grade id -> "" if it passed, else its AssertionError's message."""
+    cell's grade id -> "" if it passed, else its AssertionError's message. The moves have
+    `allowance` (None: the grader's defaults, as the notebook's cells have)."""
     namespace: dict = {"__name__": "__main__"}
     exec(nbgrader_export.grading_helpers_source(), namespace)
     if agent_source is not None:
         exec(textwrap.dedent(agent_source), namespace)
     failures = {}
-    # A kernel nbgrader starts is fresh; this test process holds every earlier test's objects,
-    # and a full collection of them in the middle of a move (100 ms and more) would time the
-    # agent on pytest's heap. Frozen, they are never scanned; what the games make still is.
-    gc.collect()
-    gc.freeze()
-    try:
-        for cell in nbgrader_export.hidden_test_cells(PLAYED_RULE_IDS, move_seconds=seconds):
-            try:
-                exec(cell.source, namespace)
-            except AssertionError as failure:
-                failures[cell.grade_id] = str(failure) or "failed"
-            else:
-                failures[cell.grade_id] = ""
-    finally:
-        gc.unfreeze()
+    seconds, states = (None, None) if allowance is None else (allowance.seconds, allowance.states)
+    for cell in nbgrader_export.hidden_test_cells(PLAYED_RULE_IDS, seconds, states):
+        try:
+            exec(cell.source, namespace)
+        except AssertionError as failure:
+            failures[cell.grade_id] = str(failure) or "failed"
+        else:
+            failures[cell.grade_id] = ""
     return failures
 
 
-def sandbox_full(agent_source: str, seconds: float | None, view: Path, folder: Path) -> dict:
-    """Grade `agent_source` with the grader: each group's grade id -> whether it earned it all."""
+def sandbox_record(agent_source: str, allowance: Allowance | None, view: Path, folder: Path):
+    """Grade `agent_source` with the grader, each move within `allowance` (None: defaults)."""
     path = folder / "agent.py"
     path.write_text(textwrap.dedent(agent_source), encoding="utf-8")
     submission = Submission("student", (path,))
-    settings = Settings(LIMITS, view, rule_ids=PLAYED_RULE_IDS, move_seconds=seconds)
-    record = grade(submission, load(submission), settings)
+    seconds, states = (None, None) if allowance is None else (allowance.seconds, allowance.states)
+    settings = Settings(LIMITS, view, PLAYED_RULE_IDS, move_seconds=seconds, move_states=states)
+    return grade(submission, load(submission), settings)
+
+
+def sandbox_full(agent_source: str, allowance: Allowance | None, view: Path, folder: Path) -> dict:
+    """Grade `agent_source` with the grader: each group's grade id -> whether it earned it all."""
+    record = sandbox_record(agent_source, allowance, view, folder)
     return {
         f"{rule.id}__{nbgrader_export.slug(group.name)}": group.full
         for rule in record.rules
@@ -154,27 +200,38 @@ def sandbox_full(agent_source: str, seconds: float | None, view: Path, folder: P
 
 
 @pytest.mark.parametrize(
-    ("agent", "seconds"),
+    ("agent", "allowance"),
     [
-        (FIXED_DEPTH, None),  # the grader's thinking time, as the notebook's cells use
-        (SEEDED_RANDOM, 0.05),
-        (RAISES, 0.05),
-        (RETURNS_TRUE, 0.05),
+        (FIXED_DEPTH, None),  # the grader's allowance, as the notebook's cells use
+        (SEEDED_RANDOM, QUICK),
+        (BOARD_READER, Allowance(2000, seconds=3.0)),
+        (LETS_OUT_OF_STATES_ESCAPE, QUICK),
+        (LOOPS, Allowance(500, seconds=0.05)),
+        (RAISES, QUICK),
+        (RETURNS_TRUE, QUICK),
     ],
-    ids=["fixed_depth", "seeded_random", "raises", "returns_true"],
+    ids=[
+        "fixed_depth",
+        "seeded_random",
+        "board_reader",
+        "lets_out_of_states_escape",
+        "loops",
+        "raises",
+        "returns_true",
+    ],
 )
 def test_each_cell_passes_exactly_when_the_grader_gives_its_group_full_points(
-    agent: str, seconds: float | None, view: Path, tmp_path: Path
+    agent: str, allowance: Allowance | None, view: Path, tmp_path: Path
 ) -> None:
-    kernel = {grade_id: not failure for grade_id, failure in run_cells(agent, seconds).items()}
-    assert kernel == sandbox_full(agent, seconds, view, tmp_path)
+    kernel = {grade_id: not failure for grade_id, failure in run_cells(agent, allowance).items()}
+    assert kernel == sandbox_full(agent, allowance, view, tmp_path)
 
 
 def test_the_reference_agent_earns_every_point_in_the_kernel_as_in_the_sandbox(
     view: Path, tmp_path: Path
 ) -> None:
-    """At the grader's thinking time: at 0.1 s a busy machine can make the sandbox's round trips
-    late, and the reference forfeit a move there."""
+    """With the grader's allowance, which no machine's load changes: the reference plays the
+    same moves in both, within its budget of states."""
     reference = inspect.getsource(solutions.agent)
     failures = run_cells(reference)
     summary = dict(nbgrader_export.grading_summary(PLAYED_RULE_IDS))
@@ -196,18 +253,25 @@ def test_the_reference_agent_earns_every_point_in_the_kernel_as_in_the_sandbox(
     ids=["raises", "returns_true", "returns_a_float"],
 )
 def test_an_agent_that_raises_or_answers_no_column_loses_every_game(agent: str, why: str) -> None:
-    failures = run_cells(agent, 0.05)
+    failures = run_cells(agent, QUICK)
     assert all(failures.values()), failures
     assert why in failures["agent_beats_random__random"]
     assert why in failures["agent_moves_in_time__legal_moves_in_time"]
 
 
 def test_an_agent_that_never_answers_has_every_move_forfeited() -> None:
-    failures = run_cells(LOOPS, 0.05)
-    assert all(failures.values()), failures
+    failures = run_cells(LOOPS, Allowance(500, seconds=0.05))
     in_time = failures["agent_moves_in_time__legal_moves_in_time"]
-    assert "moves forfeited" in in_time and "no move within 0.05 s" in in_time
+    assert "moves forfeited" in in_time and "more than 0.05 s of CPU time" in in_time
     assert "the grader played column 4" in in_time
+    assert "not asked: 2 of its moves were already stopped for time" in str(failures)
+
+
+def test_an_agent_that_lets_out_of_states_escape_forfeits_its_moves_and_loses_no_game() -> None:
+    failures = run_cells(LETS_OUT_OF_STATES_ESCAPE, QUICK)
+    in_time = failures["agent_moves_in_time__legal_moves_in_time"]
+    assert "no move returned within its budget of 500 states" in in_time
+    assert "crashed" not in str(failures) and "lost)" not in str(failures)
 
 
 def test_a_missing_agent_fails_every_cell_with_the_reason() -> None:
@@ -233,30 +297,68 @@ def test_a_kernel_agent_turns_each_answer_into_the_choice_the_sandbox_does(view:
     state = ConnectFour.from_moves("4453")
     try:
         for answer in answers:
-            here, there = kernel.choose(state, 0.5), sandbox.choose(state, 0.5)
-            assert replace(here, seconds=0) == replace(there, seconds=0), answer
+            assert kernel.choose(state, QUICK) == sandbox.choose(state, QUICK), answer
     finally:
         sandbox.close()
 
 
-def test_a_kernel_agent_interrupts_a_move_at_its_deadline() -> None:
-    def sleepy(game, state, seconds):
+def test_a_kernel_agent_interrupts_a_move_at_its_cpu_time() -> None:
+    def busy(game, state, seconds):
         while True:
             pass
 
-    choice = KernelAgent("sleepy", sleepy).choose(GAME.initial_state(), 0.05)
-    assert choice.status == "timeout" and choice.column is None
-    assert 0.05 + GRACE <= choice.seconds < 0.05 + GRACE + 0.5  # interrupted, not left to run
+    started = time.process_time()
+    choice = KernelAgent("busy", busy).choose(GAME.initial_state(), Allowance(500, 0.05))
+    assert (choice.status, choice.error) == ("stopped", "it used more than 0.05 s of CPU time")
+    assert time.process_time() - started < 0.5  # interrupted, not left to run
 
 
-def test_the_kernel_plays_the_grader_s_games() -> None:
-    """The same deterministic agent gets the very same moves in the kernel and by `play_game`."""
+def test_a_kernel_agent_is_not_charged_for_sleeping_but_stopped_at_the_safety_net() -> None:
+    def sleepy(game, state, seconds):
+        time.sleep(10 * seconds)
+        return 4
+
+    def asleep(game, state, seconds):
+        time.sleep(3600)
+
+    state = GAME.initial_state()
+    assert KernelAgent("sleepy", sleepy).choose(state, Allowance(500, 0.05)).column == 4
+    choice = KernelAgent("asleep", asleep).choose(state, Allowance(500, 0.05, wall=0.3))
+    assert (choice.status, choice.error) == ("stopped", "no answer within 0.3 s (the call)")
+
+
+@pytest.mark.parametrize(
+    "agent",
+    [inspect.getsource(solutions.agent), BOARD_READER, SEEDED_RANDOM, FIXED_DEPTH],
+    ids=["reference", "board_reader", "seeded_random", "fixed_depth"],
+)
+def test_one_agent_plays_one_set_of_moves_in_the_kernel_the_sandbox_and_the_grader(
+    agent: str, view: Path
+) -> None:
+    """The same deterministic agent gets the very same moves, and spends the same states on
+    each, in the kernel, in the sandbox (on the served game) and by `play_game` in-process."""
+
+    def loaded() -> object:  # each player its own module, as each road loads the agent afresh
+        namespace: dict = {}
+        exec(textwrap.dedent(agent), namespace)
+        return namespace["connect_four_agent"]
+
+    players = {
+        "kernel": KernelAgent("agent", loaded()),
+        "sandbox": StudentAgent("agent", [[1, textwrap.dedent(agent)]], view, LIMITS),
+        "grader": opponents.FunctionPlayer("agent", loaded()),
+    }
     played = {}
-    for name, player in [("kernel", KernelAgent), ("grader", opponents.FunctionPlayer)]:
-        agent = player("agent", lambda game, state, seconds: opponents.alphabeta_move(state, 2)[0])
-        game = play_game(agent, RandomPlayer(seed=3), "4453", seconds=0.25)
-        played[name] = [move.column for move in game.moves], game.ended
-    assert played["kernel"] == played["grader"]
+    try:
+        for name, player in players.items():
+            games = [
+                play_game(player, RandomPlayer(seed=3), "4453", Allowance(1000, 3.0)),
+                play_game(opponents.AlphaBetaPlayer(2), player, "3526", Allowance(1000, 3.0)),
+            ]
+            played[name] = [(game.moves, game.ended) for game in games]
+    finally:
+        players["sandbox"].close()
+    assert played["kernel"] == played["sandbox"] == played["grader"]
 
 
 # --- What the notebook carries ------------------------------------------------------------------
@@ -317,7 +419,7 @@ def test_the_contest_s_code_leaves_the_notebook_s_names_alone() -> None:
     namespace: dict = {"__name__": "__main__"}
     exec(nbgrader_export.grading_helpers_source(), namespace)
     exec(textwrap.dedent(agent), namespace)
-    first = nbgrader_export.hidden_test_cells(PLAYED_RULE_IDS, move_seconds=0.05)[0]
+    first = nbgrader_export.hidden_test_cells(PLAYED_RULE_IDS, 0.05, 500)[0]
     with contextlib.suppress(AssertionError):  # this agent loses; only its names matter here
         exec(first.source, namespace)
     for name in ("CENTRE_FIRST", "GAME", "evaluation", "Move", "Level"):

@@ -91,3 +91,15 @@ def test_the_first_lost_point_comes_before_everything_and_the_notebooks_own_chec
     messages = page[page.index("class='messages'") :]
     assert other in messages[: messages.index("</div>")]
     assert "players do not" not in messages[: messages.index("</div>")]
+
+
+def test_a_page_that_lost_points_in_the_contest_says_how_a_move_is_limited_once() -> None:
+    verdicts = [_verdict(False, "forfeited: it used more than 3 s of CPU time")] * 2
+    groups = [
+        GroupResult(name, "connect_four_agent", 0, 10, tuple(verdicts)) for name in ("a", "b")
+    ]
+    rules = tuple(RuleResult(f"rule_{g.name}", "games", 0, 10, (g,)) for g in groups)
+    page = feedback_html(GradeRecord("ann", "graded", 0, 20, rules=rules))
+    assert page.count("How a move is limited") == 1
+    assert "raises OutOfStates" in page and "the wall clock is never counted" in page
+    assert "How a move is limited" not in feedback_html(_record({"minimax_value": verdicts}))

@@ -13,10 +13,13 @@ import games
 from games import (
     MAX,
     MIN,
+    BudgetedGame,
+    ConnectFour,
     CountingGame,
     GameTree,
     IllegalActionError,
     Nim,
+    OutOfStates,
     RecordingGame,
     TicTacToe,
     ordered_tree,
@@ -174,6 +177,30 @@ def test_counting_game_counts_result_and_utility_calls_and_resets() -> None:
     assert game.states_generated == 2  # a refused action generates nothing
     game.reset()
     assert game.counts() == dict.fromkeys(game.counts(), 0)
+
+
+def test_a_budgeted_game_refuses_the_state_past_its_budget_with_out_of_states() -> None:
+    game = BudgetedGame(ConnectFour(), budget=3)
+    state = game.initial_state()
+    for _ in range(3):
+        state = game.result(state, 4)
+    with pytest.raises(OutOfStates, match="budget of 3 states is spent") as refused:
+        game.result(state, 4)
+    assert refused.value.budget == 3 and isinstance(refused.value, Exception)
+    assert "return the best move found so far" in str(refused.value)
+    with pytest.raises(IllegalActionError):  # an illegal action is refused first, as served
+        game.result(state, 9)
+    assert game.states_generated == 3
+    assert game.evaluate(state) == ConnectFour().evaluate(state)
+    assert game.board(state) == ConnectFour().board(state)
+
+
+def test_a_budgeted_game_offers_only_what_the_served_game_offers() -> None:
+    game = BudgetedGame(ConnectFour(), budget=10)
+    for name in ("from_moves", "winner", "moves_played", "reset", "counts", "game"):
+        assert not hasattr(game, name), name
+    with pytest.raises(ValueError, match="an int >= 0"):
+        BudgetedGame(ConnectFour(), budget=-1)
 
 
 def test_recording_game_lists_generated_states_in_order() -> None:

@@ -45,9 +45,18 @@ EXAMPLE_STUDENTS = {
     "alphabeta": ("mallory_fresh_window", "abel_table_bound_as_exact"),
     "depth_limited": ("walter_textbook_depth",),
     "bug_hunt": ("yolanda_beta_min_alpha",),
-    # agents that do not think against the clock play the same moves in the kernel as in the
-    # sandbox, so both graders must give every level the same points
-    "connect_four": ("bob_last_ties", "carol_negamax"),
+    # every example agent: a move's limit is a budget of states, the same in the kernel as in
+    # the sandbox, and random is seeded per game, so both graders see the same moves and must
+    # give every level the same points (alice and wendy deepen until their budget is spent,
+    # wendy reads game.board and draws equal moves at random, trent is stopped for CPU time)
+    "connect_four": (
+        "alice_correct",
+        "bob_last_ties",
+        "carol_negamax",
+        "trent_infinite_loop",
+        "wendy_noisy_but_correct",
+        "xavier_random_moves",
+    ),
     "chance_and_maxn": ("fatima_plain_average", "hana_maxn_root_view"),
 }
 

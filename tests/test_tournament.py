@@ -55,21 +55,23 @@ def connect_four_agent(game, state, seconds):
         raise RuntimeError("my third move always fails")
     return game.actions(state)[0]
 """,
-    "sleeper": """
+    "spinner": """
 import time
 moves = 0
 
 def connect_four_agent(game, state, seconds):
     global moves
     moves += 1
-    if moves % 4 == 2:
-        time.sleep(20 * seconds)
+    if moves % 4 == 2:  # computes far past its CPU time: stopped, and its process restarted
+        started = time.process_time()
+        while time.process_time() - started < 20 * seconds:
+            pass
     return game.actions(state)[-1]
 """,
     "broken": "raise RuntimeError('<script>alert(\"cell\")</script> no agent today')\n",
     "nothing": "def some_other_function(game, state, seconds):\n    return 4\n",
 }
-PLAYING = ("search", HOSTILE, "crasher", "sleeper")
+PLAYING = ("search", HOSTILE, "crasher", "spinner")
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +82,8 @@ def run(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
         (folder / f"{name}.py").write_text(source)
     out = tmp_path_factory.mktemp("out")
     command = [sys.executable, "-m", "autograder", "tournament", str(folder), "--out", str(out)]
-    settings = ["--seconds", "0.02", "--openings", "1", "--workers", "2", "--isolation", "process"]
+    settings = ["--move-states", "200", "--seconds", "0.1", "--openings", "1", "--workers", "2",
+                "--isolation", "process"]  # fmt: skip
     ran = subprocess.run(command + settings, cwd=ROOT, capture_output=True, text=True, timeout=120)
     return ran, out
 
@@ -130,15 +133,15 @@ def test_a_crash_loses_that_game_only_and_is_counted(run, results) -> None:
     assert int(_rows(run[1])["crasher"]["crashes"]) == crasher["crashes"]
 
 
-def test_a_move_over_time_is_forfeited_and_noted(run, results) -> None:
-    sleeper = next(row for row in results["standings"] if row["name"] == "sleeper")
-    assert sleeper["forfeits"] >= 1
-    noted = [g for g in _games(results) if "sleeper" in g.players and any(m.note for m in g.moves)]
+def test_a_move_past_its_cpu_time_is_forfeited_and_noted(run, results) -> None:
+    spinner = next(row for row in results["standings"] if row["name"] == "spinner")
+    assert spinner["forfeits"] >= 1
+    noted = [g for g in _games(results) if "spinner" in g.players and any(m.note for m in g.moves)]
     assert noted
     number = _games(results).index(noted[0]) + 1
     page = (run[1] / leaderboard_page.game_file(number)).read_text()
     note = next(move.note for move in noted[0].moves if move.note)
-    assert html.escape(note) in page
+    assert "it used more than 0.1 s of CPU time" in note and html.escape(note) in page
 
 
 def test_agents_that_cannot_play_are_listed_with_the_reason(run, results) -> None:
@@ -201,12 +204,13 @@ def test_the_schedule_pairs_every_playing_agent_once() -> None:
 
 
 def test_the_example_class_plays_its_tournament(tmp_path: Path) -> None:
-    """The bundled class: five students wrote an agent (see examples/README.md), the others
-    are listed as not playing. The three that search rank above the random agent and the one
+    """The bundled class: six students wrote an agent (see examples/README.md), the others
+    are listed as not playing. The four that search rank above the random agent and the one
     that never answers, every one of whose moves is forfeited to the fallback column."""
     out = tmp_path / "out"
     command = [sys.executable, "-m", "autograder", "tournament", "examples/class", "--out"]
-    settings = ["--seconds", "0.01", "--openings", "1", "--workers", "2", "--quiet"]
+    settings = ["--move-states", "200", "--seconds", "0.2", "--openings", "1", "--workers", "2",
+                "--quiet"]  # fmt: skip
     ran = subprocess.run(
         [*command, str(out), *settings], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
@@ -214,11 +218,11 @@ def test_the_example_class_plays_its_tournament(tmp_path: Path) -> None:
     results = json.loads((out / "tournament.json").read_text())
     standings = {row["name"]: row for row in results["standings"]}
     order = list(standings)
-    searching = {"alice_correct", "bob_last_ties", "carol_negamax"}
+    searching = {"alice_correct", "bob_last_ties", "carol_negamax", "wendy_noisy_but_correct"}
     assert set(order) == {*searching, "xavier_random_moves", "trent_infinite_loop"}
-    assert set(order[:3]) == searching
+    assert set(order[:4]) == searching
     games = _games(results)
-    assert len(games) == 5 * 4
+    assert len(games) == 6 * 5
     trent_moves = sum(
         game.mover(index) == game.players.index("trent_infinite_loop")
         for game in games

@@ -225,22 +225,23 @@ def connect_four_context() -> dict[str, Any]:
     from autograder.contest import referee
 
     table, total = contest_table()
-    constants = "\n\n".join(
-        module_constant(agent, name) for name in ("TIME_SHARE", "CENTRE_FIRST", "EXACT")
-    )
+    constants = "\n\n".join(module_constant(agent, name) for name in ("CENTRE_FIRST", "EXACT"))
     check = (CONTENT / "connect_four" / "self_check.py").read_text(encoding="utf-8")
     return {
         "points": f"{total:g}",
         "table": table,
+        "states": f"{referee.DEFAULT_STATES:,}",
+        "states_literal": f"{referee.DEFAULT_STATES:_}",
         "seconds": f"{referee.DEFAULT_SECONDS:g}",
-        "grace": f"{referee.GRACE:g}",
+        "seconds_literal": f"{referee.DEFAULT_SECONDS!r}",
         "setup": setup_source(
             modules=("import random", "import time"),
             froms=("from dataclasses import dataclass, field",),
+            games=("BudgetedGame", "OutOfStates"),
         ),
-        "constants": constants + "\n\n\n" + given_source(agent._OutOfTime),
+        "constants": constants,
         "search_state": with_solution_regions(
-            inspect.getsource(agent._Search), ("tick", "look_up", "store")
+            inspect.getsource(agent._Search), ("look_up", "store")
         ),
         "root_search": given_source(agent._root_search),
         "alphabeta": solution_source(agent._alphabeta),

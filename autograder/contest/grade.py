@@ -12,7 +12,9 @@ import time
 from autograder.contest.referee import (
     AGENT_FUNCTION,
     DEFAULT_SECONDS,
+    DEFAULT_STATES,
     LEVELS,
+    Allowance,
     contest_rules,
     play_contest,
 )
@@ -28,12 +30,15 @@ student's file is called)."""
 def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord:
     """Play the contest with `submission`'s `connect_four_agent` in the sandbox and grade it.
 
-    `settings` is the run's `autograder.grading.grade.Settings`; `settings.move_seconds` (default
-    `contest.DEFAULT_SECONDS`) is the thinking time of each move. An agent that cannot play
-    (the notebook does not load, the function is missing) scores 0 with the reason.
+    `settings` is the run's `autograder.grading.grade.Settings`: each move may generate
+    `settings.move_states` states (default `referee.DEFAULT_STATES`) and use
+    `settings.move_seconds` of CPU time (default `referee.DEFAULT_SECONDS`). An agent that
+    cannot play (the notebook does not load, the function is missing) scores 0 with the reason.
     """
     started = time.monotonic()
-    seconds = settings.move_seconds or DEFAULT_SECONDS
+    allowance = Allowance(
+        settings.move_states or DEFAULT_STATES, settings.move_seconds or DEFAULT_SECONDS
+    )
     messages = list(loaded.notes)
     if loaded.error:
         return _record(submission, loaded, loaded.error, messages, no_games(), started)
@@ -47,11 +52,15 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
         if why:
             messages.append(f"{why}: no game could be played")
             return _record(submission, loaded, why, messages, no_games(), started)
-        rules = contest_rules(play_contest(agent, seconds), AGENT_NAME)
+        rules = contest_rules(play_contest(agent, allowance), AGENT_NAME)
         output = agent.process.output()
     finally:
         agent.close()
-    messages.append(f"every move had {seconds:g} s of thinking time")
+    messages.append(
+        f"every move could generate {allowance.states:,} states through game.result (past "
+        f"them it raises OutOfStates) and use {allowance.seconds:g} s of CPU time; the wall "
+        "clock decides nothing"
+    )
     return _record(submission, loaded, "graded", messages, rules, started, output)
 
 

@@ -175,10 +175,8 @@ def game_html(number: int, game: PlayedGame) -> str:
     marks = ("X", "O") if len(game.opening) % 2 == 0 else ("O", "X")
     for index, move in enumerate(game.moves):
         note = f" <span class='note'>{esc(move.note)}</span>" if move.note else ""
-        parts.append(
-            f"<li>{marks[index % 2]} plays {esc(str(move.column))} "
-            f"<span class='muted'>({move.seconds:.3f} s)</span>{note}</li>"
-        )
+        states = f" <span class='muted'>({move.states:,} states)</span>" if move.states else ""
+        parts.append(f"<li>{marks[index % 2]} plays {esc(str(move.column))}{states}{note}</li>")
     parts.append("</ol><div id='boards' class='boards'>")
     parts += [
         f"<figure>{svg}<figcaption>{esc(caption)}</figcaption></figure>"

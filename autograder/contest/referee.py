@@ -3,13 +3,19 @@
 The referee (`play_game`) plays one game from an opening between two `Player`s (see
 `opponents.py`; a submission's agent is `student_agent.StudentAgent`), enforcing these rules:
 
-- Each move has `seconds` of thinking time (`DEFAULT_SECONDS` when grading), measured by the
-  grader. A move not back within `seconds + GRACE` is forfeited: the grader plays the legal
-  column nearest the centre instead, says so in `Move.note`, and the game goes on (the agent's
-  process, killed at the deadline, is started again for its next move).
+- Each move has an `Allowance`: a budget of states generated through `game.result`
+  (`DEFAULT_STATES` when grading), past which `result` raises `games.OutOfStates`, and CPU
+  seconds in the agent's own processes (`DEFAULT_SECONDS`) for what it computes besides. No
+  rule reads the wall clock, so a busy machine slows a game down but never changes it. A move
+  not returned within its allowance is forfeited: the agent let `OutOfStates` escape, or used
+  its CPU time (its process is stopped and started again for its next move), or slept past
+  the wall-clock safety net, far beyond the CPU time. The grader plays the legal column
+  nearest the centre instead, says so in `Move.note`, and the game goes on. After
+  `opponents.MAX_STOPS` moves stopped for time, an agent's later moves are forfeited unasked.
 - A player that crashes (raises, dies, or floods the grader) or returns anything but a legal
   column (an int 1..7 of a column that is not full: `True` is not 1, and a state is not a
   column) loses that game; the other games are still played.
+- The agent's `random` is seeded at each game's first move from the opening and its colour.
 
 The grading (`play_contest`, then `contest_rules`) plays the agent against opponents of rising
 strength, from `OPENINGS` (both colours) and `ENDGAMES`; a level earns its points when the
@@ -23,20 +29,19 @@ agent's share of the points of its games (a win 1, a draw 1/2) reaches `needed`:
 | agent_wins_endgames | the exact solver, defending | 4 end-games, a forced win  | 20     | 3/4    |
 | agent_moves_in_time | (all the games above)       | every move of every game   | 20     | 1      |
 
-The opponents use the course's evaluation, whose judgement limits every agent (through the
-served game an agent sees nothing else of a position), so a deeper search wins more often, not
-always: searching 8 plies, alpha-beta scores 11.5 of 16 against depth 2 on `OPENINGS`. The
-levels therefore play the openings on which the reference agent's results were the same at
-every thinking time from 0.05 to 0.25 s, and ask depth 4 for half the points only.
+The opponents use the course's evaluation, a judgement that limits every agent that uses it,
+so a deeper search wins more often, not always: searching 8 plies, alpha-beta scores 11.5 of 16
+against depth 2 on `OPENINGS`. The levels therefore play the openings on which the reference
+agent's results were the same at every thinking time from 0.05 to 0.25 s (they are at every
+budget from 1,000 to 8,000 states a move too), and ask depth 4 for half the points only.
 
 The opponents are deterministic (the random one is seeded from the opening and the side), so
-an agent that plays the same moves gets the same grade every run.
+an agent whose moves depend only on what it is given gets the same games and grade every run.
 
 Time: a game from a four-move opening leaves the agent at most 19 moves, and the end-games at
-most 6, 8, 5 and 5, so the contest has at most 8 * 19 + 24 = 176 agent moves. At
-`DEFAULT_SECONDS` plus `GRACE` (0.3 s) that is 53 s in the worst case, plus restarting the
-process after each forfeited move; an agent that stops at half its time, as the reference
-does, takes about 10 s.
+most 6, 8, 5 and 5, so the contest has at most 8 * 19 + 24 = 176 agent moves. The reference
+agent, which spends its budget on every move, takes about 8 s through the sandbox; an agent
+stuck in a loop costs `MAX_STOPS` (2) moves' CPU time, an agent asleep two safety nets.
 """
 
 from __future__ import annotations
@@ -47,8 +52,11 @@ from dataclasses import dataclass
 
 from autograder.contest.opponents import (
     AGENT_FUNCTION,
+    DEFAULT_SECONDS,
+    DEFAULT_STATES,
     GAME,
-    GRACE,
+    GRADING,
+    Allowance,
     AlphaBetaPlayer,
     Choice,
     FunctionPlayer,
@@ -64,10 +72,12 @@ from games.connect_four import ConnectFour, ConnectFourState
 __all__ = [
     "AGENT_FUNCTION",
     "DEFAULT_SECONDS",
+    "DEFAULT_STATES",
     "ENDGAMES",
-    "GRACE",
+    "GRADING",
     "LEVELS",
     "OPENINGS",
+    "Allowance",
     "AlphaBetaPlayer",
     "Choice",
     "FunctionPlayer",
@@ -81,12 +91,6 @@ __all__ = [
     "play_contest",
     "play_game",
 ]
-
-DEFAULT_SECONDS = 0.25
-"""Thinking time per move when grading. Through the sandbox every state an agent generates is
-served by the grader (about 40,000 a second), so a quarter of a second lets iterative deepening
-reach depth 5 or 6, deeper than the strongest opponent, while a whole contest stays under a
-minute per submission (see the worst case above)."""
 
 MARKS = ("X", "O")
 LOST = "(the game is lost)"
@@ -113,11 +117,12 @@ misses (its move does not win): found by random play from a fixed seed and check
 
 @dataclass(frozen=True)
 class Move:
-    """One move of a game: the column played, the thinking time taken, and why the grader
-    played it, if it did ("" when the player chose it)."""
+    """One move of a game: the column played, the states the player generated for it (0 for
+    the grader's opponents), and why the grader played it, if it did ("" when the player
+    chose it)."""
 
     column: int
-    seconds: float
+    states: int = 0
     note: str = ""
 
 
@@ -152,7 +157,7 @@ class PlayedGame:
         return {
             "opening": self.opening,
             "players": list(self.players),
-            "moves": [[move.column, move.seconds, move.note] for move in self.moves],
+            "moves": [[move.column, move.states, move.note] for move in self.moves],
             "winner": self.winner,
             "ended": self.ended,
         }
@@ -172,23 +177,23 @@ class PlayedGame:
 
 
 def play_game(
-    first: Player, second: Player, opening: str = "", seconds: float = DEFAULT_SECONDS
+    first: Player, second: Player, opening: str = "", allowance: Allowance = GRADING
 ) -> PlayedGame:
-    """Play `first` (X) against `second` (O) from the position after `opening`, to the end.
+    """Play `first` (X) against `second` (O) from the position after `opening`, to the end,
+    each move within `allowance`.
 
     Raises:
-        ValueError: `opening` is not a move string of an unfinished game, or `seconds` is not
-            positive.
+        ValueError: `opening` is not a move string of an unfinished game.
     """
     state = ConnectFour.from_moves(opening)
     if GAME.is_terminal(state):
         raise ValueError(f"the opening {opening!r} has already ended the game")
-    if not seconds > 0:
-        raise ValueError(f"seconds is the thinking time per move, a positive number: {seconds!r}")
     players, moves = (first, second), []
+    first.new_game(opening, 0)
+    second.new_game(opening, 1)
     while not GAME.is_terminal(state):
         side = GAME.moves_played(state) % 2
-        move, fault = _referee(players[side].choose(state, seconds), GAME.actions(state), seconds)
+        move, fault = _referee(players[side].choose(state, allowance), GAME.actions(state))
         if fault:
             ended = f"{MARKS[side]} {fault} {LOST}"
             return PlayedGame(opening, _names(players), tuple(moves), 1 - side, ended)
@@ -199,14 +204,14 @@ def play_game(
     return PlayedGame(opening, _names(players), tuple(moves), winner, ended)
 
 
-def _referee(choice: Choice, legal: list[int], seconds: float) -> tuple[Move | None, str]:
+def _referee(choice: Choice, legal: list[int]) -> tuple[Move | None, str]:
     """The move a choice makes, or why it loses the game: (move, "") or (None, fault)."""
     if choice.status == "moved" and type(choice.column) is int and choice.column in legal:
-        return Move(choice.column, choice.seconds), ""
-    if choice.status == "timeout":
+        return Move(choice.column, choice.states), ""
+    if choice.status in ("forfeited", "stopped"):
         column = centre_first(legal)[0]
-        note = f"forfeited: no move within {seconds:g} s; the grader played column {column}"
-        return Move(column, choice.seconds, note), ""
+        note = f"forfeited: {choice.error}; the grader played column {column}"
+        return Move(column, choice.states, note), ""
     if choice.status == "crashed":
         return None, f"crashed: {choice.error}"
     if choice.status == "illegal":
@@ -271,7 +276,7 @@ IN_TIME_GROUP = "legal moves in time"
 
 
 def play_contest(
-    agent: Player, seconds: float = DEFAULT_SECONDS, levels: tuple[Level, ...] = LEVELS
+    agent: Player, allowance: Allowance = GRADING, levels: tuple[Level, ...] = LEVELS
 ) -> dict[str, tuple[PlayedGame, ...]]:
     """Play every game of every level with `agent`; return each level's games by its name.
 
@@ -285,7 +290,7 @@ def play_contest(
             opponent = level.opponent(zlib.crc32(f"{opening}/{side}".encode()))
             try:
                 first, second = (agent, opponent) if side == 0 else (opponent, agent)
-                games.append(play_game(first, second, opening, seconds))
+                games.append(play_game(first, second, opening, allowance))
             finally:
                 opponent.close()
         played[level.name] = tuple(games)
@@ -301,7 +306,8 @@ def contest_rules(
 
     Each game becomes a `Verdict` (passed: the agent won it); a level's points are earned when
     the agent's share of its games' points reaches the level's `needed`. The last rule earns
-    its points when every move of every game was a legal column chosen in time.
+    its points when every move of every game was a legal column returned within its allowance
+    (no move forfeited).
 
     Raises:
         ValueError: a level of `games` is not in `levels`, or `agent_name` did not play a game.
@@ -332,7 +338,9 @@ def _in_time_rule(games: list[PlayedGame], agent_name: str) -> RuleResult:
     verdicts = tuple(_in_time_verdict(game, agent_name) for game in games)
     passed = bool(verdicts) and all(verdict.passed for verdict in verdicts)
     points = IN_TIME_POINTS if passed else 0.0
-    description = "every move of every game is a legal column, chosen within the time"
+    description = (
+        "every move of every game is a legal column, returned within its states and CPU time"
+    )
     group = GroupResult(IN_TIME_GROUP, AGENT_FUNCTION, points, IN_TIME_POINTS, verdicts)
     return RuleResult(IN_TIME_RULE, description, points, IN_TIME_POINTS, (group,))
 
@@ -343,7 +351,7 @@ def _game_verdict(game: PlayedGame, agent_name: str) -> Verdict:
     forfeits = _forfeits(game, side)
     hint = ""
     if forfeits:
-        hint = f"{len(forfeits)} of your moves ran out of time, e.g. {forfeits[0].note}"
+        hint = f"{len(forfeits)} of your moves were forfeited, e.g. {forfeits[0].note}"
     return Verdict(
         instance=f"{_where(game)}, agent plays {MARKS[side]}",
         passed=game.score(side) == 1.0,
@@ -365,8 +373,8 @@ def _in_time_verdict(game: PlayedGame, agent_name: str) -> Verdict:
     return Verdict(
         instance=f"{_where(game)}, agent plays {MARKS[side]}",
         passed=not problems,
-        expected="every move a legal column, in time",
-        got="; ".join(problems) or f"all {moves} moves legal and in time",
+        expected="every move a legal column, within its allowance",
+        got="; ".join(problems) or f"all {moves} moves legal and within their allowance",
         hint=forfeits[0].note if forfeits else "",
     )
 

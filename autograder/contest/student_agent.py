@@ -7,34 +7,46 @@ hidden tests can run them in the kernel (`contest_checks.KernelAgent` plays the 
 
 from __future__ import annotations
 
-import gc
-import time
 from pathlib import Path
 
-from autograder.contest.opponents import AGENT_FUNCTION, GAME, GRACE, Choice, Player, agent_choice
+from autograder.contest.opponents import (
+    AGENT_FUNCTION,
+    GAME,
+    Agent,
+    Allowance,
+    Choice,
+    agent_choice,
+)
 from autograder.grading.judge import Outcome
 from autograder.grading.plain import decode
 from autograder.sandbox import Limits, LoadReport, StudentProcess
 from games.connect_four import ConnectFourState
 
+MAX_RESTARTS = 6
+"""Times an agent's process is started again (after a move stopped for time, which kills it, or
+after it died) before its moves are no longer played: a count, not a clock, so that an agent
+that loads slowly and dies on every move cannot hold a grading run for long, and the machine's
+load decides nothing."""
 
-class StudentAgent(Player):
+
+class StudentAgent(Agent):
     """A submission's `connect_four_agent`, run in the sandbox on the served game.
 
-    The process starts at the first move and is started again after a move that ran out of
-    time (the sandbox kills it) or crashed. Each move is one call with a deadline of `seconds
-    + GRACE`; its time is measured here, on the grader's side. `load_error` says why the agent
-    cannot play at all ("" when it can). Everything it does, restarts included, fits in
-    `limits.budget` seconds from its first start: past it every move is lost at once, so an
-    agent that loads slowly and forfeits every move cannot hold a grading run for an hour.
+    The process starts at the first move, and is held (frozen) between moves. Each move is one
+    call on the served game: the grader generates and counts every state the agent's search
+    asks for and refuses the one past `allowance.states` (the search sees `OutOfStates`), and
+    reads the CPU time of the submission's processes while the move runs, stopping it (the
+    process is killed) once it passes `allowance.seconds`, or at the wall-clock safety net. A
+    stopped or dead process is started again for the next move, at most `MAX_RESTARTS` times,
+    and its `random` seeded again from the game's seed. `load_error` says why the agent cannot
+    play at all ("" when it can).
     """
 
     def __init__(self, name: str, cells: list, view: Path, limits: Limits) -> None:
-        self.name = name
+        super().__init__(name)
         self.process = StudentProcess(cells, [AGENT_FUNCTION], view, limits)
         self.load_report: LoadReport | None = None
         self.restarts = 0
-        self.started_at: float | None = None
 
     @property
     def load_error(self) -> str:
@@ -49,45 +61,41 @@ class StudentAgent(Player):
         return ""
 
     def _start(self) -> None:
-        if self.started_at is None:
-            self.started_at = time.monotonic()
         self.restarts += self.load_report is not None
         self.load_report = self.process.start()
         self.process.pause()  # what the cells started waits for the first move
+        self.seeded = False  # a fresh process draws this game's random numbers from the start
 
-    def choose(self, state: ConnectFourState, seconds: float) -> Choice:
+    def play(self, state: ConnectFourState, allowance: Allowance) -> Choice:
         if self.load_error:
-            return Choice(None, 0.0, "crashed", self.load_error)
-        spent = time.monotonic() - self.started_at
-        if spent > self.process.limits.budget:  # e.g. a slow start after every forfeited move
-            why = (
-                f"not played: the agent used its {self.process.limits.budget:g} s budget "
-                "(--budget) for all its moves and restarts"
-            )
-            return Choice(None, 0.0, "crashed", why)
+            return Choice(None, 0, "crashed", self.load_error)
         if not self.process.alive:
+            if self.restarts >= MAX_RESTARTS:
+                why = f"not played: its process was started again {MAX_RESTARTS} times already"
+                return Choice(None, 0, "crashed", why)
             self._start()
             if self.load_error:
-                return Choice(None, 0.0, "crashed", f"after a restart, {self.load_error}")
-        collecting = gc.isenabled()
-        gc.disable()  # a full collection in the grader (100 ms here) must not eat the agent's clock
+                return Choice(None, 0, "crashed", f"after a restart, {self.load_error}")
         self.process.resume()
         try:
             called = self.process.call(
                 AGENT_FUNCTION,
                 GAME,
                 state,
-                (seconds,),
+                (allowance.seconds,),
                 evaluate=GAME.evaluate,  # served as game.evaluate(state), not passed
-                timeout=seconds + GRACE,
+                timeout=allowance.safety_net,
                 evaluate_argument=False,
+                state_budget=allowance.states,
+                cpu_seconds=allowance.seconds,
+                seed=self.seed(),
             )
         finally:
             self.process.pause()  # no thinking on the opponent's time
-            if collecting:
-                gc.enable()
-        outcome = Outcome(called.status, decode(called.value), called.error)
-        return agent_choice(outcome, GAME.actions(state), called.seconds)
+        outcome = Outcome(
+            called.status, decode(called.value), called.error, called.states_generated
+        )
+        return agent_choice(outcome, GAME.actions(state), allowance)
 
     def close(self) -> None:
         self.process.close()

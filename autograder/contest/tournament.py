@@ -8,23 +8,29 @@ rated with openskill's Plackett-Luce model, the games taken in a fixed order (by
 and colour) so that the same results always give the same ratings; the leaderboard ranks by the
 conservative ordinal mu - 3 sigma.
 
+The moves follow the contest's rules (`referee.py`): each may generate `--move-states` states
+through `game.result` (past them `result` raises `OutOfStates`) and use `--seconds` of CPU time
+in the agent's own processes; the wall clock decides nothing, so the same agents play the same
+games on any machine, however busy.
+
 How long it takes. With n agents, k openings and w workers there are n(n-1)/2 pairs and
-games = n(n-1)/2 x 2 colours x k. A game has at most 42 moves, 21 per agent, so when every
-move takes its full time s,
+games = n(n-1)/2 x 2 colours x k. A game has at most 42 moves, 21 per agent, and an agent that
+spends its whole budget of S states on every move takes about S x 27 microseconds a move
+through the sandbox (`benchmarks/bench_tournament.py`), so at worst
 
-    seconds = games x 42 x s / w      (plus a process start per agent and match)
+    seconds = games x 42 x S x 27e-6 / w      (plus a process start per agent and match)
 
-For 50 agents, 1 opening, s = 0.01 s and 2 workers: 2,450 x 42 x 0.01 / 2 = 515 s, under 9
-minutes (at 0.02 s, 17). Measured on 2 cores (`benchmarks/bench_tournament.py`), a class of
-the reference agent, which thinks for half its time, projects to 3.5 minutes, a mixed class to
-2. The referee accepts a move up to `referee.GRACE` late, so agents that all held every move
-to that deadline could stretch it to games x 42 x (s + GRACE) / w (51 minutes); a move later
-still is forfeited. Hence the defaults: one opening per pair (`--openings N` plays the first N
-of `referee.OPENINGS`, N times the games) and `DEFAULT_SECONDS` per move.
+For 50 agents, 1 opening, S = 500 states and 2 workers: 2,450 x 42 x 0.0135 / 2 = 695 s,
+under 12 minutes; agents that stop searching early (a proven win, a fixed depth) take less.
+An agent that computes much besides its states can take up to `--seconds` of CPU a move, and
+is stopped there (`opponents.MAX_STOPS` times a match at most). Hence the defaults: one
+opening per pair (`--openings N` plays the first N of `referee.OPENINGS`, N times the games),
+`DEFAULT_STATES` a move, and the grading's CPU time.
 
 A submission that cannot be read, fails to load or lacks the function is listed as not playing,
-with the reason. In a game, a crash or an illegal move loses that game only; a move over time
-is replaced by the grader's fallback move and noted (a forfeit). Written to DIR:
+with the reason. In a game, a crash or an illegal move loses that game only; a move not
+returned within its allowance is replaced by the grader's fallback move and noted (a forfeit).
+Written to DIR:
 `leaderboard.html`, `games/NNNNN.html` (a replay per game), `leaderboard.csv` and
 `tournament.json` (every game and the ratings).
 """
@@ -60,8 +66,13 @@ from autograder.grading.outcomes import Terminated, refused, terminated
 from autograder.reports import files, terminal
 from autograder.sandbox import Limits, become_subreaper, build_import_view, jail_support
 
-DEFAULT_SECONDS = 0.01
-"""Seconds per move by default: 50 agents that use all of it finish in 9 minutes on 2 cores."""
+DEFAULT_STATES = 500
+"""States a move may generate by default: 50 agents that spend all of them on every move finish
+in about 12 minutes on 2 cores. (Grading gives a move `referee.DEFAULT_STATES`.)"""
+
+DEFAULT_SECONDS = referee.DEFAULT_SECONDS
+"""CPU seconds a move may use by default: the grading's, so an agent graded in time plays here
+in time."""
 
 DEFAULT_OPENINGS = 1
 """Openings per pair by default, each played with both colours."""
@@ -89,7 +100,7 @@ class Match:
 class Setup:
     """What every game of a run shares."""
 
-    seconds: float
+    allowance: referee.Allowance
     limits: Limits
     view: Path
 
@@ -131,7 +142,7 @@ def play_match(match: Match, setup: Setup) -> list[PlayedGame]:
     ]
     try:
         return [
-            referee.play_game(first, second, opening, setup.seconds)
+            referee.play_game(first, second, opening, setup.allowance)
             for opening in match.openings
             for first, second in (agents, agents[::-1])
         ]
@@ -178,22 +189,31 @@ def _run_pool(work: Callable, items: Sequence, setup: Setup, workers: int, done:
 # -- the command -------------------------------------------------------------------------
 
 
-def add_parser(commands, seconds: Callable, workers: Callable, memory: Callable) -> None:
-    """The command's arguments; `seconds`, `workers` and `memory` are cli.py's argparse types."""
+def add_parser(
+    commands, seconds: Callable, workers: Callable, memory: Callable, states: Callable
+) -> None:
+    """The command's arguments; `seconds`, `workers`, `memory` and `states` are cli.py's
+    argparse types."""
     play = commands.add_parser(
         "tournament",
         help="play the Connect Four agents, rank them",
         description=__doc__.split("\n\n")[1],
-        epilog="n agents play n(n-1) x OPENINGS games of at most 42 moves of SECONDS each: 50 "
-        f"agents at {DEFAULT_SECONDS:g} s take under 9 minutes on 2 cores, under 2 in practice.",
+        epilog="n agents play n(n-1) x OPENINGS games of at most 42 moves: 50 agents that spend "
+        f"all of {DEFAULT_STATES} states on every move take about 12 minutes on 2 cores.",
     )
     play.add_argument("paths", nargs="+", type=Path, help="notebooks, .py files or folders")
     play.add_argument("--out", type=Path, required=True, help="folder for the leaderboard")
     play.add_argument(
+        "--move-states",
+        type=states,
+        default=DEFAULT_STATES,
+        help="states a move may generate through game.result (%(default)s)",
+    )
+    play.add_argument(
         "--seconds",
         type=seconds,
         default=DEFAULT_SECONDS,
-        help="thinking time a move (%(default)s)",
+        help="CPU seconds a move may use (%(default)s)",
     )
     play.add_argument(
         "--openings",
@@ -248,7 +268,8 @@ def command(args, adopt_orphans: bool = False) -> int:
     try:
         with lock, tempfile.TemporaryDirectory(prefix=scratch_prefix) as tmp:
             limits = Limits(memory_mb=args.memory, isolation=args.isolation)
-            setup = Setup(args.seconds, limits, build_import_view(Path(tmp)))
+            allowance = referee.Allowance(args.move_states, args.seconds)
+            setup = Setup(allowance, limits, build_import_view(Path(tmp)))
             return _run(args, entrants, setup, console)
     except (KeyboardInterrupt, Terminated) as stop:
         console.print("interrupted: the games finished so far are in the files written")
@@ -300,7 +321,8 @@ def _run(args, entrants: list[Entrant], setup: Setup, console: Console) -> int:
 
 def _settings_text(args, games: Sequence[PlayedGame], unplayed: Sequence[str]) -> str:
     text = (
-        f"{len(games)} games, {args.seconds:g} s per move, {args.openings} opening(s) per pair, "
+        f"{len(games)} games, {args.move_states:,} states and {args.seconds:g} s of CPU time "
+        f"per move, {args.openings} opening(s) per pair, "
         "each with both colours. Ratings: openskill's Plackett-Luce model, the games taken in a "
         "fixed order; ranked by rating = mu − 3 sigma."
     )

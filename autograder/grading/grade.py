@@ -33,7 +33,8 @@ class Settings:
     view: Path
     rule_ids: tuple[str, ...] = RULE_IDS
     max_bytes: int = MAX_BYTES
-    move_seconds: float | None = None  # Assignment 5's thinking time per move (None: default)
+    move_seconds: float | None = None  # Assignment 5's CPU seconds per move (None: default)
+    move_states: int | None = None  # Assignment 5's budget of states per move (None: default)
 
     @property
     def plays_games(self) -> bool:

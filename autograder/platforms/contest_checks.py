@@ -8,75 +8,135 @@ the grading helpers' cell. So this module needs only the standard library, `game
 modules, and its names never replace the student's.
 
 The kernel plays the very games the grader plays (`contest.play_contest` against the same
-opponents from the same openings) and grades them with `contest.contest_rules`, so
-`nbgrader autograde` and `python -m autograder grade --assignment connect_four` give an agent
-the same points, with these differences, which matter only to an agent that plays against the
-clock or leans on the process:
+opponents from the same openings) and grades them with `contest.contest_rules`, under the same
+rules: each move searches the real `ConnectFour` wrapped in a `BudgetedGame` of the move's
+budget of states (the sandbox's served game refuses the same state), the agent's `random` is
+seeded at each game's first move, and no rule reads the wall clock. So an agent plays the same
+moves here as in the sandbox, and `nbgrader autograde` and `python -m autograder grade
+--assignment connect_four` give it the same points. What differs matters only to an agent that
+leans on the process or on more than the served game offers:
 
-- the agent searches the real `ConnectFour` (wrapped in a `CountingGame`), not the served game,
-  so each state costs less time, and a search bounded by the clock may reach deeper;
-- a move that runs out of time is interrupted (SIGALRM) rather than killed, so what the agent
-  keeps between calls survives it, where the sandbox starts a fresh process.
+- the CPU time is this whole process's (an interval timer, `ITIMER_PROF`), and a move that
+  passes it is interrupted rather than killed, so what the agent keeps between calls survives;
+- the wrapped game is the real one: its states are `ConnectFourState`s, not tokens, and the
+  kernel cannot stop a notebook from reaching around the wrapper (nbgrader's grading is not
+  tamper-resistant).
 """
 
 from __future__ import annotations
 
+import random
+import signal
 import time
 from collections.abc import Callable
 from typing import Any
 
-from autograder.contest.opponents import AGENT_FUNCTION, GAME, GRACE, Choice, Player, agent_choice
+from autograder.contest.opponents import (
+    AGENT_FUNCTION,
+    GAME,
+    Agent,
+    Allowance,
+    Choice,
+    agent_choice,
+)
 from autograder.contest.referee import (
     DEFAULT_SECONDS,
+    DEFAULT_STATES,
     IN_TIME_RULE,
     LEVELS,
     Level,
     contest_rules,
     play_contest,
 )
+from autograder.grading.judge import Outcome
+from autograder.grading.plain import plain
 from autograder.grading.records import RuleResult
-from autograder.platforms.notebook_checks import call_function
+from autograder.platforms.notebook_checks import GradingTimeout
+from games import BudgetedGame
 from games.connect_four import ConnectFourState
 
 AGENT_NAME = "your agent"
 """The agent's name in its games, as `autograder.contest.grade.AGENT_NAME` (the grader's)."""
 
 PLAYED: dict = {}
-"""(function, level name, seconds) -> the level's games: each level is played once per kernel."""
+"""(function, level name, allowance) -> the level's games: each level is played once per kernel."""
+
+KERNEL_AGENTS: dict = {}
+"""(function, allowance) -> its `KernelAgent`: one for every level, as the sandbox's one process
+plays them all, so that its moves stopped for time count across the levels there as here."""
 
 
-class KernelAgent(Player):
-    """The student's `connect_four_agent`, called in the kernel on the real `ConnectFour`.
-
-    Each move is one call with a deadline of `seconds + GRACE` (an alarm interrupts it, or a
-    move that comes back later is still forfeited); what the call gave becomes a `Choice` as
-    the sandbox's does (`opponents.agent_choice`).
-    """
+class KernelAgent(Agent):
+    """The student's `connect_four_agent`, called in the kernel on a `BudgetedGame` of the real
+    `ConnectFour`; what the call gave becomes a `Choice` as the sandbox's does
+    (`opponents.agent_choice`)."""
 
     def __init__(self, name: str, function: Callable[..., Any]) -> None:
-        self.name = name
+        super().__init__(name)
         self.function = function
 
-    def choose(self, state: ConnectFourState, seconds: float) -> Choice:
-        deadline = seconds + GRACE
-        started = time.monotonic()
-        outcome = call_function(self.function, GAME, state, (seconds,), timeout=deadline)
-        took = time.monotonic() - started
-        if outcome.status == "returned" and took > deadline:  # no alarm in this thread
-            return Choice(None, took, "timeout", f"no answer within {deadline:g} seconds")
-        return agent_choice(outcome, GAME.actions(state), took)
+    def play(self, state: ConnectFourState, allowance: Allowance) -> Choice:
+        seed = self.seed()
+        if seed is not None:
+            random.seed(seed)
+        game = BudgetedGame(GAME, allowance.states)
+        outcome = call_within(self.function, game, state, allowance)
+        return agent_choice(outcome, GAME.actions(state), allowance)
 
 
-def played_games(function: Callable[..., Any], level: Level, seconds: float) -> tuple:
+def call_within(function: Callable[..., Any], game: BudgetedGame, state, allowance: Allowance):
+    """Call `function(game, state, allowance.seconds)` and return its `Outcome`, stopping it
+    (an exception raised inside it) once this process has used `allowance.seconds` of CPU time
+    or the wall-clock safety net has passed. Where no timer can be set (not the main thread), a
+    move that came back over its CPU time is stopped all the same."""
+    why = {
+        signal.SIGPROF: f"it used more than {allowance.seconds:g} s of CPU time",
+        signal.SIGALRM: f"no answer within {allowance.safety_net:g} s (the call)",
+    }
+    stopped: list = []
+
+    def ring(signum, frame):
+        stopped.append(why[signum])
+        raise GradingTimeout()
+
+    try:
+        previous = {number: signal.signal(number, ring) for number in why}
+    except (ValueError, AttributeError, OSError):  # not the main thread: no timer
+        previous = {}
+    if previous:
+        signal.setitimer(signal.ITIMER_PROF, allowance.seconds)
+        signal.setitimer(signal.ITIMER_REAL, allowance.safety_net)
+    started = time.process_time()
+    status, value, error = "raised", None, ""
+    try:
+        value, status = plain(function(game, state, allowance.seconds)), "returned"
+    except GradingTimeout:
+        status, error = "timeout", stopped[0] if stopped else why[signal.SIGPROF]
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exception:  # noqa: BLE001 - SystemExit in student code fails too
+        error = f"{type(exception).__name__}: {exception}"[:2000]
+    finally:
+        if previous:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+    if status != "timeout" and time.process_time() - started > allowance.seconds:
+        status, error = "timeout", why[signal.SIGPROF]
+    return Outcome(status, value, error, game.states_generated)
+
+
+def played_games(function: Callable[..., Any], level: Level, allowance: Allowance) -> tuple:
     """The games of one level played by `function`, played at the first call in this kernel."""
-    key = (function, level.name, seconds)
+    key = (function, level.name, allowance)
     if key not in PLAYED:
-        agent = KernelAgent(AGENT_NAME, function)
-        PLAYED[key] = play_contest(agent, seconds, levels=(level,))[level.name]
+        agent = KERNEL_AGENTS.setdefault((function, allowance), KernelAgent(AGENT_NAME, function))
+        PLAYED[key] = play_contest(agent, allowance, levels=(level,))[level.name]
     return PLAYED[key]
 
 
-def contest_rule(function: Callable[..., Any], rule_id: str, seconds: float) -> RuleResult:
+def contest_rule(function: Callable[..., Any], rule_id: str, allowance: Allowance) -> RuleResult:
     """The rule `rule_id` of the contest for `function`, its levels' games played if need be.
 
     The in-time rule needs the games of every level; each level's rule only its own.
@@ -88,7 +148,7 @@ def contest_rule(function: Callable[..., Any], rule_id: str, seconds: float) -> 
     if not levels:
         known = [level.rule_id for level in LEVELS] + [IN_TIME_RULE]
         raise ValueError(f"no contest rule is called {rule_id!r}; the rules are {known}")
-    games = {level.name: played_games(function, level, seconds) for level in levels}
+    games = {level.name: played_games(function, level, allowance) for level in levels}
     return next(rule for rule in contest_rules(games, AGENT_NAME) if rule.id == rule_id)
 
 
@@ -96,9 +156,11 @@ def grade_contest_rule(
     rule_id: str,
     points: float,
     namespace: dict | None = None,
+    states: int = DEFAULT_STATES,
     seconds: float = DEFAULT_SECONDS,
 ) -> None:
-    """The hidden test of one contest rule: `connect_four_agent` in `namespace` must earn it.
+    """The hidden test of one contest rule: `connect_four_agent` in `namespace` must earn it,
+    each move within `states` and `seconds` of CPU time.
 
     Raises AssertionError listing each game the agent did not win (or, for the in-time rule,
     did not play legally and in time), with a hint, unless the rule earned all its `points`;
@@ -111,7 +173,7 @@ def grade_contest_rule(
             f"{AGENT_FUNCTION} is not defined (or not a function) in your notebook: no game "
             f"could be played ({points:g} points lost)"
         )
-    rule = contest_rule(function, rule_id, seconds)
+    rule = contest_rule(function, rule_id, Allowance(states, seconds))
     group = rule.groups[0]
     title = f"{rule_id} ({points:g} points, all or nothing): {rule.description}"
     if not rule.full:
@@ -132,6 +194,6 @@ def grade_contest_rule(
 
 def _tally(verdicts: tuple, rule_id: str) -> str:
     if rule_id == IN_TIME_RULE:
-        return f"every move of {len(verdicts)} games legal and in time"
+        return f"every move of {len(verdicts)} games legal and within its allowance"
     wins = sum(verdict.passed for verdict in verdicts)
     return f"{wins} of {len(verdicts)} games won"

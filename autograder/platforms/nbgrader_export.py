@@ -165,10 +165,13 @@ def hidden_test_source(rule: Rule, group: Group) -> str:
 
 
 def hidden_test_cells(
-    rule_ids: tuple[str, ...] | None = None, move_seconds: float | None = None
+    rule_ids: tuple[str, ...] | None = None,
+    move_seconds: float | None = None,
+    move_states: int | None = None,
 ) -> list[GradedCell]:
     """The test cells of the given rules (all rules that judge answers by default), in grading
-    order; the contest's rules play each move with `move_seconds` (None: the grader's default)."""
+    order; the contest's rules play each move with `move_states` states and `move_seconds` of
+    CPU time (None: the grader's defaults)."""
     cells = []
     for rule in answer_rules(rule_ids):
         for group in rule.groups:
@@ -176,7 +179,7 @@ def hidden_test_cells(
             cells.append(
                 GradedCell(grade_id(rule, group), group.points, rule.id, group.name, source)
             )
-    return cells + contest_test_cells(rule_ids or (), move_seconds)
+    return cells + contest_test_cells(rule_ids or (), move_seconds, move_states)
 
 
 def answer_rules(rule_ids: tuple[str, ...] | None) -> list[Rule]:
@@ -197,11 +200,14 @@ def contest_groups(rule_ids: Collection[str]) -> list[tuple[str, str, float]]:
     return [group for group in groups if group[0] in rule_ids]
 
 
-def contest_test_cells(rule_ids: Collection[str], seconds: float | None = None) -> list:
+def contest_test_cells(
+    rule_ids: Collection[str], seconds: float | None = None, states: int | None = None
+) -> list:
     """The contest's test cells: each calls `grade_contest_rule`, which the first defines."""
     cells = []
     for rule_id, name, points in contest_groups(rule_ids):
-        argument = "" if seconds is None else f", seconds={seconds!r}"
+        argument = "" if states is None else f", states={states!r}"
+        argument += "" if seconds is None else f", seconds={seconds!r}"
         header = (
             f"# Hidden test, {points:g} points: connect_four_agent's games, {name} (rule "
             f"{rule_id}, all or nothing).\n### BEGIN HIDDEN TESTS\n# Generated from "

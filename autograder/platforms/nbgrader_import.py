@@ -337,3 +337,25 @@ def _report(assignment: str, imported: list[Imported], not_autograded: tuple[str
         print(f"run `nbgrader autograde {assignment}` first for the students named above")
     print(f"then: nbgrader generate_feedback {assignment} && nbgrader export")
     return 1 if unmatched or not_autograded or any(item.missing for item in imported) else 0
+
+
+def add_parser(commands, seconds: Callable, workers: Callable, memory: Callable) -> None:
+    """The command's arguments; `seconds`, `workers` and `memory` are cli.py's argparse types."""
+    into = commands.add_parser(
+        "nbgrader-import",
+        help="grade an nbgrader course's submitted/ notebooks with the jail and write the points "
+        "into its gradebook (after `nbgrader autograde`)",
+    )
+    into.add_argument("course", type=Path, help="the nbgrader course folder (holds gradebook.db)")
+    into.add_argument("assignment", choices=sorted(ASSIGNMENT_RULES))
+    into.add_argument("--out", type=Path, help="our grades and feedback (default COURSE/jailed/A)")
+    into.add_argument("--workers", type=workers, default=os.cpu_count() or 1)
+    into.add_argument("--timeout", type=seconds, default=10.0, help="seconds per graded call")
+    into.add_argument("--memory", type=memory, default=2048, help="MiB per submission")
+    into.add_argument(
+        "--isolation",
+        choices=("jail", "process"),
+        default="jail",
+        help="jail (default): refuse where submissions cannot be jailed; process: trust less",
+    )
+    into.add_argument("--quiet", action="store_true", help="no progress bar or table")

@@ -120,6 +120,15 @@ def _lost_groups(record: GradeRecord, figures: dict) -> Iterator[str]:
 PLAYED = "connect_four_agent"
 """The function of Assignment 5, whose groups are games rather than calls."""
 
+PLAYED_RULES = (
+    "How a move is limited: it may generate a budget of states through game.result (past it, "
+    "game.result raises OutOfStates: catch it around your search and return the best move "
+    "found so far) and use the CPU time it is given (seconds); the wall clock is never counted, "
+    "so the same agent plays the same moves on any machine. A move not returned within that is "
+    "forfeited: the grader plays the legal column nearest the centre, and the game goes on."
+)
+"""Said once on a page that lost points in Assignment 5's games."""
+
 
 def _lost_group(
     rule: RuleResult, group: GroupResult, explained: dict[str, str], figures: dict
@@ -136,6 +145,9 @@ def _lost_group(
         f"<code>{esc(group.function)}</code>; {esc(share)}). "
         f"{len(verdicts) - len(failed)} of {len(verdicts)} passed."
     )
+    if played and PLAYED_RULES not in explained:
+        explained[PLAYED_RULES] = rule.id
+        yield f"<p class='hint'>{esc(PLAYED_RULES)}</p>"
     if failed and all(v.got.endswith("not run") for v in failed):
         yield f"<p class='hint'>Not run: {esc(failed[0].hint)}.</p>"
         failed = []

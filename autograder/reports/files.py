@@ -329,13 +329,16 @@ def grading_stamp(
     limits: Limits,
     max_mb: float,
     move_seconds: float | None = None,
+    move_states: int | None = None,
 ) -> str:
     """What a saved result was graded under: the grader's code, the rules, the isolation and
-    the limits (with a contest's thinking time a move). A result is reused only under the same
-    stamp, or one with weaker isolation."""
+    the limits (with a contest's states and CPU time a move). A result is reused only under the
+    same stamp, or one with weaker isolation."""
     bounds = (
         f"timeout={limits.timeout:g},budget={limits.budget:g},memory={limits.memory_mb},"
-        f"max_size={max_mb:g}" + (f",move={move_seconds:g}" if move_seconds else "")
+        f"max_size={max_mb:g}"
+        + (f",move={move_seconds:g}" if move_seconds else "")
+        + (f",states={move_states}" if move_states else "")
     )
     return f"{fingerprint()}:{','.join(rule_ids)}|{isolation}|{bounds}"
 

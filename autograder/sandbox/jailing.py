@@ -151,7 +151,7 @@ def start_run() -> None:
 
 @functools.cache
 def cgroup_roots() -> dict[str, Path]:
-    """This process's own memory and pids cgroup directories (cgroup v1), where writable."""
+    """This process's own cgroup directories of `CONTROLLERS` (cgroup v1), where writable."""
     roots = {}
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
@@ -166,7 +166,7 @@ def cgroup_roots() -> dict[str, Path]:
     return roots
 
 
-CONTROLLERS = ("memory", "pids", "cpu", "cpuset", "freezer")
+CONTROLLERS = ("memory", "pids", "cpu", "cpuacct", "cpuset", "freezer")
 
 
 CPU_PERIOD_US = 100_000
@@ -174,8 +174,8 @@ CPU_PERIOD_US = 100_000
 
 def _named(roots: dict) -> str:
     """ "memory, process and CPU share" for the controllers in `roots`."""
-    names = {"memory": "memory", "pids": "process", "cpu": "CPU share", "cpuset": "CPU set",
-             "freezer": "freezer"}  # fmt: skip
+    names = {"memory": "memory", "pids": "process", "cpu": "CPU share", "cpuacct": "CPU time",
+             "cpuset": "CPU set", "freezer": "freezer"}  # fmt: skip
     found = [names[controller] for controller in CONTROLLERS if controller in roots]
     return ", ".join(found[:-1]) + " and " + found[-1] if len(found) > 1 else "".join(found)
 
@@ -194,6 +194,7 @@ def make_cgroups(job: str, limits: Limits, cpu: int | None = None) -> list[str]:
         "cpu": {"cpu.shares": 1024, "cpu.cfs_period_us": CPU_PERIOD_US,
                 "cpu.cfs_quota_us": CPU_PERIOD_US},
         "cpuset": {"cpuset.mems": None, "cpuset.cpus": None if cpu is None else str(cpu)},
+        "cpuacct": {},  # cpu.py reads a contest move's CPU time here
         "freezer": {},  # StudentProcess.pause: a contest agent does not think on others' time
     }  # fmt: skip
     for controller, root in cgroup_roots().items():

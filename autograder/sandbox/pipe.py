@@ -3,7 +3,8 @@
 Both pipes are non-blocking: a read or write is tried first and select() waits only when it
 would block, so a round trip costs one read and one write on each side, and a student that
 stops reading cannot hang the grader past the deadline. `StudentProcess` holds the state these
-methods use: the file descriptors, the unread `_buffer`, the `limits` and the `process`.
+methods use: the file descriptors, the unread `_buffer`, the `limits`, the `process` and its
+`cgroups` (where a contest move's CPU time is read: `cpu.py`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import signal
 import subprocess
 import time
 
+from autograder.sandbox.cpu import CHECK_EVERY, cpu_meter
 from autograder.sandbox.limits import SandboxError
 from autograder.sandbox.wire import (
     _LENGTH,
@@ -31,6 +33,9 @@ class PipeEnds:
     _buffer: bytes
     _read_fd: int | None
     _write_fd: int | None
+    _call_seconds: float | None = None  # the wall-clock time of the call running, if not limits'
+    _cpu_cap: tuple | None = None  # (meter, its reading that ends the call, seconds): see call()
+    _cpu_check_at: float = 0.0  # when the meter is read next
 
     def _fds(self) -> tuple[int, int]:
         if self._read_fd is None or self._write_fd is None:
@@ -111,17 +116,60 @@ class PipeEnds:
             return chunk
 
     def _wait(self, deadline: float, waiting_for: str, writing: bool = False) -> None:
-        """Wait until the student has written (or, `writing`, read) something, or `deadline`."""
-        remaining = deadline - time.monotonic()
+        """Wait until the student has written (or, `writing`, read) something, or `deadline`,
+        or it is time to read the CPU meter again."""
+        remaining = self._checkpoint(deadline, waiting_for) - time.monotonic()
         if remaining <= 0:
-            raise self._timed_out(waiting_for)
+            return
         if writing:
             select.select([], [self._write_fd], [], remaining)
         else:
             select.select([self._read_fd], [], [], remaining)
 
+    def _checkpoint(self, deadline: float, waiting_for: str = "the call") -> float:
+        """Raise SandboxError("timeout") once the call is past `deadline` or has used its CPU
+        time (the meter is read every `cpu.CHECK_EVERY` seconds at most); else return when to
+        look again."""
+        now = time.monotonic()
+        if now >= deadline:
+            raise self._timed_out(waiting_for)
+        cap = self._cpu_cap
+        if cap is None:
+            return deadline
+        if now >= self._cpu_check_at:
+            meter, stop_at, seconds = cap
+            if meter() >= stop_at:
+                raise SandboxError("timeout", f"it used more than {seconds:g} s of CPU time")
+            self._cpu_check_at = now + CHECK_EVERY
+        return min(deadline, self._cpu_check_at)
+
+    def _refuse(self, most: tuple[int, int | None], deadline: float) -> None:
+        """Answer a request past `most` (max_states, state_budget): once a contest move's
+        budget is spent, with a refusal its search sees as `OutOfStates`; else the call stops."""
+        max_states, budget = most
+        if budget is not None and budget <= max_states:
+            self._send({"out_of_states": budget}, deadline)
+            return
+        raise SandboxError(
+            "overrun",
+            f"it generated more than {max_states:,} states on this instance, far more than a "
+            "full search needs: is game.result called in a loop?",
+        )
+
+    def _watch_cpu(self, cpu_seconds: float | None) -> None:
+        """Count the CPU time of the call starting against `cpu_seconds` (None: not counted)."""
+        self._cpu_cap = None
+        if cpu_seconds is not None and self.process is not None:
+            meter = cpu_meter(self.process.pid, self.cgroups)
+            if meter is not None:
+                self._cpu_cap = (meter, meter() + cpu_seconds, cpu_seconds)
+                self._cpu_check_at = time.monotonic()
+
     def _timed_out(self, waiting_for: str) -> SandboxError:
-        limit = self.limits.load_timeout if waiting_for == "loading" else self.limits.timeout
+        if waiting_for == "loading":
+            limit = self.limits.load_timeout
+        else:
+            limit = self.limits.timeout if self._call_seconds is None else self._call_seconds
         return SandboxError("timeout", f"no answer within {limit:g} s ({waiting_for})")
 
     def _death_message(self) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from autograder.sandbox.holding import Holding
 from autograder.sandbox.jailing import jail_config, make_cgroups, remove_cgroups, use_jail
 from autograder.sandbox.limits import (
     CallOutcome,
@@ -46,7 +47,7 @@ from autograder.sandbox.zygote_client import Zygote
 from games.protocol import Game
 
 
-class StudentProcess(PipeEnds):
+class StudentProcess(PipeEnds, Holding):
     """One running submission: load its cells once, then call its functions on served games."""
 
     def __init__(self, cells: list, wanted: list[str], view: Path, limits: Limits) -> None:
@@ -178,29 +179,6 @@ class StudentProcess(PipeEnds):
         os.chmod(self.view.parent, 0o711)  # the view and the runner's code, nothing to list
         return {"user": user, "group": user, "extra_groups": []}
 
-    def pause(self) -> None:
-        """Stop every process of the submission until `resume`: between a contest's moves, an
-        agent must not think (or take a CPU) on its opponent's time. The jail's freezer cgroup
-        holds even processes that left the session; without it, the process group is stopped."""
-        self._freeze("FROZEN", signal.SIGSTOP)
-
-    def resume(self) -> None:
-        """Let a paused submission run again."""
-        self._freeze("THAWED", signal.SIGCONT)
-
-    def _freeze(self, state: str, fallback: signal.Signals) -> None:
-        if self.process is None:
-            return
-        freezer = next((Path(c) for c in self.cgroups if "/freezer/" in c), None)
-        try:
-            if freezer is not None:
-                (freezer / "freezer.state").write_text(state)
-            else:
-                os.killpg(self.process.pid, fallback)
-        except (OSError, ProcessLookupError):
-            return  # the process is gone: stop() will find it so
-        self.paused = state == "FROZEN"
-
     def stop(self) -> None:
         """Kill the process and everything it started, even what left its session."""
         if self.paused:
@@ -260,12 +238,18 @@ class StudentProcess(PipeEnds):
         max_states: int = 10**9,
         timeout: float | None = None,
         evaluate_argument: bool = True,
+        state_budget: int | None = None,
+        cpu_seconds: float | None = None,
+        seed: str | None = None,
     ) -> CallOutcome:
         """Call `function(game, state, *args[, evaluate])` in the student process.
 
-        `timeout`, when given, replaces `limits.timeout` for this call (a contest move's clock).
-        With `evaluate_argument` false, `evaluate` is served as `game.evaluate(state)` only, not
-        passed as the last argument (a Connect Four agent's signature has no evaluation).
+        `timeout`, when given, replaces `limits.timeout` for this call. With `evaluate_argument`
+        false, `evaluate` is served as `game.evaluate(state)` only, not passed as the last
+        argument (a Connect Four agent's signature has no evaluation). A contest's move has a
+        `state_budget` (past it, `result` raises `games.OutOfStates` in the search, which goes
+        on), `cpu_seconds` (past them, in the submission's processes, the call is a time-out:
+        `timeout` is only a safety net) and, at a game's start, a `seed` for `random.seed`.
 
         The student's search receives a proxy of `game`; every child it asks for is generated
         here and counted. The process is killed on a time-out or a broken protocol; the caller
@@ -279,8 +263,10 @@ class StudentProcess(PipeEnds):
         of this call to (state, legal actions), `named` each state served to its token.
         """
         started = time.monotonic()
-        deadline = started + (self.limits.timeout if timeout is None else timeout)
+        self._call_seconds = self.limits.timeout if timeout is None else timeout
+        deadline = started + self._call_seconds
         outcome = CallOutcome(status="crashed")
+        self._watch_cpu(cpu_seconds)
         tokens = _random_tokens()
         root, info = next(tokens), _info(game, state, evaluate)
         served: dict[int, tuple[Any, list]] = {root: (state, info[1])}
@@ -295,12 +281,12 @@ class StudentProcess(PipeEnds):
                     "args": list(args),
                     "evaluate": evaluate is not None and evaluate_argument,
                     "players": getattr(game, "players", None),
+                    "seed": seed,
                 },
                 deadline,
             )
-            message = self._serve(
-                game, evaluate, (served, named, tokens), outcome, record, deadline, max_states
-            )
+            names, most = (served, named, tokens), (max_states, state_budget)
+            message = self._serve(game, evaluate, names, outcome, record, deadline, most)
             op = message.get("op")
             if op == "return":
                 outcome.status, outcome.value = "returned", message.get("value")
@@ -316,6 +302,8 @@ class StudentProcess(PipeEnds):
         except SandboxError as error:
             outcome.status, outcome.error = error.status, str(error)
             self.stop()
+        finally:
+            self._cpu_cap = None
         outcome.seconds = time.monotonic() - started
         return outcome
 
@@ -327,7 +315,7 @@ class StudentProcess(PipeEnds):
         outcome: CallOutcome,
         record: bool,
         deadline: float,
-        max_states: int = 10**9,
+        most: tuple[int, int | None] = (10**9, None),
     ) -> dict:
         """Answer the student's `result` requests until it sends anything else; return that.
 
@@ -335,18 +323,21 @@ class StudentProcess(PipeEnds):
         a whole request is usually the only thing in one read, and a child already served to
         an earlier submission (all are graded on the same instances) comes from `_CHILDREN`
         with its info marshalled; it is still counted, and recorded, every time. A position
-        served before in this call is sent under the token it had (see `call`).
+        served before in this call is sent under the token it had (see `call`). `most` is
+        (max_states, state_budget), as `call` was given them.
         """
         served, named, tokens = names
         children, generated, count = _CHILDREN, outcome.generated if record else None, 0
         read, write, monotonic, read_fd, write_fd = os.read, os.write, time.monotonic, *self._fds()
         head, whole, unpack_request = _REQUEST_HEAD, _REQUEST_FRAME, _TOKEN_INDEX.unpack_from
+        limit = most[0] if most[1] is None else min(most)
+        check_at = self._checkpoint(deadline)
         try:
             while True:
                 buffer = self._buffer
                 if not buffer:
-                    if monotonic() >= deadline:  # also stops a student that floods requests
-                        raise self._timed_out("the call")
+                    if monotonic() >= check_at:  # also stops a student that floods requests
+                        check_at = self._checkpoint(deadline)
                     try:
                         buffer = read(read_fd, 65536)
                     except OSError:  # nothing yet (or the pipe broke): wait the long way
@@ -366,6 +357,9 @@ class StudentProcess(PipeEnds):
                 if found is None or index >= len(found[1]):
                     self._send("the grader refused a request for an unknown state", deadline)
                     continue
+                if count >= limit:
+                    self._refuse(most, deadline)
+                    continue
                 key = (game, evaluate, found[0], index)
                 child = children.get(key)
                 if child is None:
@@ -375,12 +369,6 @@ class StudentProcess(PipeEnds):
                     children[key] = child
                 state, actions, header, encoded = child
                 count += 1
-                if count > max_states:
-                    raise SandboxError(
-                        "overrun",
-                        f"it generated more than {max_states:,} states on this instance, far "
-                        "more than a full search needs: is game.result called in a loop?",
-                    )
                 if generated is not None:
                     generated.append(state)
                 token = named.get(state)

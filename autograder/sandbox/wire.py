@@ -13,6 +13,7 @@ from typing import Any
 
 from autograder.sandbox.limits import SandboxError
 from games.chance import ChanceTree
+from games.connect_four import ConnectFour
 from games.multiplayer import MultiplayerGame, MultiplayerTree
 from games.protocol import CHANCE, Game
 from games.tree import GameTree
@@ -56,11 +57,12 @@ _CHILDREN_SIZE = 100_000
 
 def _info(game: Game, state: Any, evaluate) -> tuple:
     """Everything a search may read about a state: (to_move, actions, terminal, utility,
-    evaluation, probabilities, utilities).
+    evaluation, probabilities, utilities, board).
 
     `probabilities` are given at a chance node only, one per action (nature's outcomes, in
     order), exact fractions as (numerator, denominator) pairs since marshal cannot carry a
-    `Fraction`; `utilities`, the vector of a game of several players, at its terminal states.
+    `Fraction`; `utilities`, the vector of a game of several players, at its terminal states;
+    `board`, the position as plain data, in a game that draws one (`ConnectFour.board`).
     """
     terminal = game.is_terminal(state)
     to_move = game.to_move(state)
@@ -77,6 +79,7 @@ def _info(game: Game, state: Any, evaluate) -> tuple:
         None if evaluate is None else evaluate(state),
         probabilities,
         utilities,
+        game.board(state) if isinstance(game, ConnectFour) else None,
     )
 
 
