@@ -26,7 +26,9 @@ class IllegalActionError(ValueError):
     whether the action came from the wrong state or was built by hand.
     """
 
-    def __init__(self, state: State, action: Action, legal: list[Action]) -> None:
+    def __init__(
+        self, state: State, action: Action, legal: list[Action], shown: str | None = None
+    ) -> None:
         self.state = state
         self.action = action
         self.legal = list(legal)
@@ -34,7 +36,8 @@ class IllegalActionError(ValueError):
             choices = f"the legal actions are {self.legal!r}"
         else:
             choices = "there are no legal actions (the state is terminal)"
-        super().__init__(f"action {action!r} is not legal in state {state!r}; {choices}")
+        where = f"state {state!r}" if shown is None else shown
+        super().__init__(f"action {action!r} is not legal in {where}; {choices}")
 
 
 class OutOfStates(Exception):
@@ -113,10 +116,21 @@ class Game(ABC):
         print(self.display(state))
 
     def _illegal(self, state: State, action: Action) -> IllegalActionError:
-        return IllegalActionError(state, action, self.actions(state))
+        return IllegalActionError(state, action, self.actions(state), self._shown(state))
 
     def _not_terminal(self, state: State) -> ValueError:
         return ValueError(
-            f"utility is defined only for terminal states, and {state!r} is not terminal; "
-            "check is_terminal(state) first"
+            f"utility is defined only for terminal states, and {self._shown(state)} is not "
+            "terminal; check is_terminal(state) first"
         )
+
+    def _shown(self, state: State) -> str:
+        """`state` as an error message shows it: the position a student can read, on one line
+        (a board's rows joined by "/"), not the value that stands for it."""
+        try:
+            rows = [row for row in self.display(state).splitlines() if row.strip()]
+        except Exception:  # a value that is no state of this game: show it as it is
+            return f"state {state!r}"
+        if not rows:
+            return f"state {state!r}"
+        return f"the position {'/'.join(rows)}" if len(rows) > 1 else f"state {rows[0]}"

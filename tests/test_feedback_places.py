@@ -14,7 +14,7 @@ from autograder.grading.judge import Case, Outcome, failure_text, judge, number_
 from autograder.grading.load import Submission, load
 from autograder.platforms import nbgrader_export
 from autograder.sandbox import Limits, build_import_view
-from games import GameTree, TicTacToe
+from games import ConnectFour, GameTree, TicTacToe
 
 CRASHES = """
 def minimax_value(game, state):
@@ -160,3 +160,14 @@ def test_a_self_check_blames_the_value_function_a_right_decision_picks_by() -> N
     assert "your minimax_decision picks the best action by your minimax_value" in message
     assert "{0: 12, 1: 6, 2: 14}, where their values are {0: 3, 1: 2, 2: 2}" in message
     assert "max/min" not in message
+
+
+def test_the_toolkits_own_errors_show_the_position_not_the_value_behind_it() -> None:
+    game = ConnectFour()
+    state = ConnectFour.from_moves("4453")
+    with pytest.raises(ValueError, match="is not terminal") as raised:
+        game.utility(state)
+    assert "ConnectFourState(" not in str(raised.value)
+    assert "the position " in str(raised.value) and "/. . O X X . ./" in str(raised.value)
+    with pytest.raises(ValueError, match=r"action 0 is not legal in the position XO\./\.\.\./"):
+        TicTacToe().result("XO.......", 0)

@@ -110,7 +110,7 @@ def _random_tokens() -> Iterator[int]:
         yield from _TOKEN_BATCH.unpack(os.urandom(_TOKEN_BATCH.size))
 
 
-_TOKEN_TEXT = re.compile(r"\b\d{6,20}\b")
+_TOKEN_TEXT = re.compile(r"(?:\bstate )?\b(\d{6,20})\b")
 
 
 def positions_named(text: str, served: dict[int, tuple[Any, list]], game: Game) -> str:
@@ -118,7 +118,7 @@ def positions_named(text: str, served: dict[int, tuple[Any, list]], game: Game) 
     position it stands for: a student reads positions, never the grader's tokens."""
 
     def position(match: re.Match) -> str:
-        entry = served.get(int(match.group(0)))
+        entry = served.get(int(match.group(1)))
         return match.group(0) if entry is None else position_text(game, entry[0])
 
     return _TOKEN_TEXT.sub(position, text)
