@@ -309,6 +309,10 @@ class FunctionPlayer(Agent):
         if seed is not None:
             random.seed(seed)
         game = BudgetedGame(GAME, allowance.states)
+        return agent_choice(self.call(game, state, allowance), GAME.actions(state), allowance)
+
+    def call(self, game: BudgetedGame, state: ConnectFourState, allowance: Allowance) -> Outcome:
+        """One move's call of the function on `game`, as an `Outcome` with its states."""
         started = time.process_time()
         try:
             value = plain(self.function(game, state, allowance.seconds))
@@ -321,5 +325,4 @@ class FunctionPlayer(Agent):
             outcome = Outcome(
                 "timeout", error=f"it used more than {allowance.seconds:g} s of CPU time"
             )
-        outcome = Outcome(outcome.status, outcome.value, outcome.error, game.states_generated)
-        return agent_choice(outcome, GAME.actions(state), allowance)
+        return Outcome(outcome.status, outcome.value, outcome.error, game.states_generated)

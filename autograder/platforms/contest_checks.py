@@ -25,7 +25,6 @@ leans on the process or on more than the served game offers:
 
 from __future__ import annotations
 
-import random
 import signal
 import time
 from collections.abc import Callable
@@ -33,11 +32,8 @@ from typing import Any
 
 from autograder.contest.opponents import (
     AGENT_FUNCTION,
-    GAME,
-    Agent,
     Allowance,
-    Choice,
-    agent_choice,
+    FunctionPlayer,
 )
 from autograder.contest.referee import (
     DEFAULT_SECONDS,
@@ -66,22 +62,13 @@ KERNEL_AGENTS: dict = {}
 plays them all, so that its moves stopped for time count across the levels there as here."""
 
 
-class KernelAgent(Agent):
+class KernelAgent(FunctionPlayer):
     """The student's `connect_four_agent`, called in the kernel on a `BudgetedGame` of the real
-    `ConnectFour`; what the call gave becomes a `Choice` as the sandbox's does
-    (`opponents.agent_choice`)."""
+    `ConnectFour` as `FunctionPlayer` calls it, but interrupted when its CPU time is up; what
+    the call gave becomes a `Choice` as the sandbox's does (`opponents.agent_choice`)."""
 
-    def __init__(self, name: str, function: Callable[..., Any]) -> None:
-        super().__init__(name)
-        self.function = function
-
-    def play(self, state: ConnectFourState, allowance: Allowance) -> Choice:
-        seed = self.seed()
-        if seed is not None:
-            random.seed(seed)
-        game = BudgetedGame(GAME, allowance.states)
-        outcome = call_within(self.function, game, state, allowance)
-        return agent_choice(outcome, GAME.actions(state), allowance)
+    def call(self, game: BudgetedGame, state: ConnectFourState, allowance: Allowance) -> Outcome:
+        return call_within(self.function, game, state, allowance)
 
 
 def call_within(function: Callable[..., Any], game: BudgetedGame, state, allowance: Allowance):
