@@ -37,15 +37,20 @@ def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_import_view(tmp_path_factory.mktemp("view"))
 
 
+def _lost(view: Path, folder: Path, name: str, source: str) -> list:
+    """The lost verdicts of `source`'s minimax_value, graded by the grader."""
+    path = folder / f"{name}.py"
+    path.write_text(source, encoding="utf-8")
+    submission = Submission(name, (path,))
+    settings = Settings(Limits(isolation="process"), view, rule_ids=("minimax_value",))
+    record = grade(submission, load(submission), settings)
+    return [v for r in record.rules for g in r.groups for v in g.verdicts if not v.passed]
+
+
 def test_the_grader_names_the_students_cell_line_and_code_for_a_crash(
     view: Path, tmp_path: Path
 ) -> None:
-    path = tmp_path / "crash.py"
-    path.write_text(CRASHES, encoding="utf-8")
-    submission = Submission("crash", (path,))
-    settings = Settings(Limits(isolation="process"), view, rule_ids=("minimax_value",))
-    record = grade(submission, load(submission), settings)
-    hints = {v.hint for r in record.rules for g in r.groups for v in g.verdicts if not v.passed}
+    hints = {verdict.hint for verdict in _lost(view, tmp_path, "crash", CRASHES)}
     assert hints, "the crashing search must lose points"
     place = f"the error happened in minimax_value (code cell 1, line 8): {LINE}"
     assert place in hints
@@ -53,12 +58,7 @@ def test_the_grader_names_the_students_cell_line_and_code_for_a_crash(
 
 def test_a_crash_deep_in_a_helper_names_the_helpers_line(view: Path, tmp_path: Path) -> None:
     source = CRASHES.replace("max([])", "_helper()") + "\n\ndef _helper():\n    return 1 // 0\n"
-    path = tmp_path / "helper.py"
-    path.write_text(source, encoding="utf-8")
-    submission = Submission("helper", (path,))
-    settings = Settings(Limits(isolation="process"), view, rule_ids=("minimax_value",))
-    record = grade(submission, load(submission), settings)
-    hints = {v.hint for r in record.rules for g in r.groups for v in g.verdicts if not v.passed}
+    hints = {verdict.hint for verdict in _lost(view, tmp_path, "helper", source)}
     assert "the error happened in _helper (code cell 1, line 16): return 1 // 0" in hints
 
 
@@ -96,12 +96,7 @@ def minimax_decision(game, state):
 def test_an_error_about_a_state_shows_the_position_not_the_graders_token(
     view: Path, tmp_path: Path
 ) -> None:
-    path = tmp_path / "early.py"
-    path.write_text(UTILITY_TOO_EARLY, encoding="utf-8")
-    submission = Submission("early", (path,))
-    settings = Settings(Limits(isolation="process"), view, rule_ids=("minimax_value",))
-    record = grade(submission, load(submission), settings)
-    got = [v.got for r in record.rules for g in r.groups for v in g.verdicts if not v.passed]
+    got = [verdict.got for verdict in _lost(view, tmp_path, "early", UTILITY_TOO_EARLY)]
     assert got and all("is not terminal" in text for text in got)
     assert not [text for text in got if re.search(r"\d{6,}", text)], got
     assert any("the node () (child indices from the root)" in text for text in got)
