@@ -87,6 +87,37 @@ def notebook_text(assignment: str) -> str:
     return nbformat.writes(notebook(assignment)) + "\n"
 
 
+RELEASED = HERE.parent / "games" / "notebooks"
+"""Where the released notebooks go: the student toolkit ships them (`python -m games notebooks`)."""
+
+STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
+"""What a released notebook holds where a solution was (nbgrader_config.py's code_stub)."""
+
+
+def released_path(assignment: str) -> Path:
+    """Where the released notebook of `assignment` is written."""
+    return RELEASED / f"{assignment}.ipynb"
+
+
+def released_text(assignment: str) -> str:
+    """The notebook students get, as nbgrader's generate_assignment makes it: the solutions
+    replaced by a stub and the hidden tests removed."""
+    from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
+
+    released = notebook(assignment)
+    for step in (ClearSolutions(code_stub={"python": STUB}), ClearHiddenTests()):
+        released, _ = step.preprocess(released, {})
+    return nbformat.writes(released) + "\n"
+
+
+def outputs(assignment: str) -> list[tuple[Path, str]]:
+    """Every file written for `assignment`: its source notebook and its released notebook."""
+    return [
+        (notebook_path(assignment), notebook_text(assignment)),
+        (released_path(assignment), released_text(assignment)),
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write the notebooks that are out of date, or with --check only list them."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -94,9 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only check they are up to date")
     args = parser.parse_args(argv)
     stale = []
-    for assignment in args.assignments:
-        path = notebook_path(assignment)
-        text = notebook_text(assignment)
+    for path, text in (pair for assignment in args.assignments for pair in outputs(assignment)):
         current = path.read_text(encoding="utf-8") if path.exists() else None
         if current == text:
             continue

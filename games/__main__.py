@@ -1,4 +1,5 @@
-"""`python -m games play tictactoe|nim|connect4`: play in the terminal against a search agent."""
+"""`python -m games play tictactoe|nim|connect4`: play in the terminal against a search agent.
+`python -m games notebooks DIR`: copy the course's assignment notebooks into DIR to work in."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import importlib
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
 
 from games.nim import Nim
 from games.play import DEFAULT_AGENT, AgentError, load_agent, play, with_depth, with_seconds
@@ -82,7 +85,13 @@ def main(argv: list[str] | None = None) -> int:
         help="call the agent as agent(game, state, SECONDS): a contest agent",
     )
     player.add_argument("--evaluate", help='"module:function" scoring a state for MAX')
+    notebooks = commands.add_parser(
+        "notebooks", help="copy the assignment notebooks into a folder, to work in them"
+    )
+    notebooks.add_argument("folder", type=Path, help="where to put them (created if missing)")
     args = parser.parse_args(argv)
+    if args.command == "notebooks":
+        return copy_notebooks(args.folder)
 
     choice = GAMES[args.game]
     seconds = args.seconds
@@ -112,6 +121,27 @@ def main(argv: list[str] | None = None) -> int:
     except AgentError as error:
         print(f"python -m games play: {error}", file=sys.stderr)
         return 1
+    return 0
+
+
+def copy_notebooks(folder: Path) -> int:
+    """Copy each released assignment notebook the toolkit ships into `folder`, never over a
+    file already there (that may be a student's work): those are named and left as they are."""
+    if folder.exists() and not folder.is_dir():
+        print(f"python -m games notebooks: {folder} is a file: give a folder", file=sys.stderr)
+        return 2
+    folder.mkdir(parents=True, exist_ok=True)
+    shipped = sorted(
+        entry for entry in resources.files("games").joinpath("notebooks").iterdir()
+        if entry.name.endswith(".ipynb")
+    )  # fmt: skip
+    for entry in shipped:
+        target = folder / entry.name
+        if target.exists() or target.is_symlink():
+            print(f"kept {target}: it is already there (your work is never overwritten)")
+            continue
+        target.write_bytes(entry.read_bytes())
+        print(f"wrote {target}")
     return 0
 
 

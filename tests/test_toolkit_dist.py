@@ -21,6 +21,8 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = ROOT / "assignments" / "source"
+RELEASED = ("minimax", "alphabeta", "depth_limited", "bug_hunt", "connect_four", "chance_and_maxn")
+"""The notebooks the toolkit ships (assignments/make_assignments.py writes games/notebooks/)."""
 
 pytestmark = pytest.mark.slow
 
@@ -50,9 +52,12 @@ def test_the_wheel_holds_the_toolkit_and_nothing_of_the_answers(wheel: Path) -> 
         name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")
     }
     assert packages == {"games"}
-    modules = {Path(name).name for name in names if name.startswith("games/")}
-    assert modules == {path.name for path in (ROOT / "games").glob("*.py")}
-    text = b"".join(zipfile.ZipFile(wheel).read(name) for name in names)
+    modules = {Path(name).name for name in names if name.startswith("games/") and "." in name}
+    shipped = {path.name for path in (ROOT / "games").glob("*.py")}
+    notebooks = {f"{name}.ipynb" for name in RELEASED}
+    assert modules == shipped | notebooks
+    code = [name for name in names if not name.endswith(".ipynb")]
+    text = b"".join(zipfile.ZipFile(wheel).read(name) for name in code)
     secrets = (
         b"def alphabeta_value",
         b"PRUNING_SLACK",
@@ -63,6 +68,12 @@ def test_the_wheel_holds_the_toolkit_and_nothing_of_the_answers(wheel: Path) -> 
     )
     for secret in secrets:
         assert secret not in text, secret
+    for name in names:
+        if name.endswith(".ipynb"):  # released: the solutions stubbed, the hidden tests gone
+            released = zipfile.ZipFile(wheel).read(name)
+            for secret in (b"BEGIN SOLUTION", b"BEGIN HIDDEN TESTS", b"import solutions"):
+                assert secret not in released, (name, secret)
+            assert b"raise NotImplementedError()" in released, name
 
 
 @pytest.fixture(scope="module")
@@ -109,13 +120,28 @@ def test_an_assignment_with_its_solutions_runs_with_only_the_toolkit(
 def test_a_released_notebook_runs_top_to_bottom_with_only_the_toolkit(
     toolkit_kernel: str, tmp_path: Path
 ) -> None:
-    from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
-
-    notebook = nbformat.read(ASSIGNMENTS / "minimax" / "minimax.ipynb", as_version=4)
-    for step in (ClearSolutions(), ClearHiddenTests()):
-        notebook, _ = step.preprocess(notebook, {})
+    notebook = nbformat.read(ROOT / "games" / "notebooks" / "minimax.ipynb", as_version=4)
     assert _run(notebook, toolkit_kernel, tmp_path) == []
     printed = " ".join(
         str(output.get("text", "")) for cell in notebook.cells for output in cell.get("outputs", [])
     )
     assert "write minimax_value first" in printed.lower(), "the self-checks say what is missing"
+
+
+def test_the_toolkit_copies_its_notebooks_out_and_never_over_a_students_work(
+    tmp_path: Path,
+) -> None:
+    run = [sys.executable, "-m", "games", "notebooks", str(tmp_path / "course")]
+    first = subprocess.run(run, capture_output=True, text=True, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert sorted(p.name for p in (tmp_path / "course").iterdir()) == sorted(
+        f"{name}.ipynb" for name in RELEASED
+    )
+    work = tmp_path / "course" / "minimax.ipynb"
+    work.write_text("my work", encoding="utf-8")
+    again = subprocess.run(run, capture_output=True, text=True, cwd=tmp_path)
+    assert again.returncode == 0 and "kept" in again.stdout
+    assert work.read_text(encoding="utf-8") == "my work"
+    (tmp_path / "file").write_text("")
+    refused = subprocess.run([*run[:-1], str(tmp_path / "file")], capture_output=True, text=True)
+    assert refused.returncode == 2 and "is a file" in refused.stderr
