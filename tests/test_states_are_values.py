@@ -1,11 +1,12 @@
 """States are values inside the grader too: transposition tables, ties at cut-offs, hints.
 
-Within one call the grader serves equal positions as equal states, so a transposition table
-works on the served game as on the real one; every call draws new tokens, so nothing carries over
-between test cases. A correct table earns full marks from the grader and from the notebooks'
-hidden tests alike, and a table that stores a cut-off's bound as exact loses the same groups in
-both. The decision hints name the depth convention, a value returned for an action, a tie with a
-cut-off's bound and a starting sentinel.
+Within one run the grader serves a position as the same state in every call, as the notebook's
+kernel does, so a transposition table works on the served game as on the real one, and a table
+kept between calls finds positions of earlier calls in both (each run draws its own tokens). A
+correct table earns full marks from the grader and from the notebooks' hidden tests alike; a
+table that stores a cut-off's bound as exact loses the same groups in both. The decision hints
+name the depth convention, a value returned for an action, a tie with a cut-off's bound and a
+starting sentinel.
 """
 
 from __future__ import annotations
@@ -134,30 +135,73 @@ def _groups(rule_id: str, *prefixes: str) -> set[tuple[str, str]]:
     return {(rule_id, g.name) for g in rule(rule_id).groups if g.name.startswith(prefixes)}
 
 
-def test_two_move_orders_give_one_state_within_a_call_and_new_states_in_the_next(view: Path):
-    cells = [
-        (
-            1,
-            "SEEN = []\n"
-            "def minimax_value(game, state):\n"
-            "    a, b, c = game.actions(state)[:3]  # X a, O b, X c and X c, O b, X a\n"
-            "    one = game.result(game.result(game.result(state, a), b), c)\n"
-            "    two = game.result(game.result(game.result(state, c), b), a)\n"
-            "    SEEN.append(one)\n"
-            "    return [one == two, hash(one) == hash(two), one != game.result(state, a),\n"
-            "            len(SEEN) == 1 or SEEN[-2] != one]\n",
-        )
-    ]
-    process = StudentProcess(cells, ["minimax_value"], view, FAST)
-    game = TicTacToe()
+# Two move orders to one position, and what the function kept from its earlier calls: the
+# position's token as text (a returned token would be read as a state, not a number).
+ONE_POSITION = """
+SEEN = []
+def minimax_value(game, state):
+    a, b, c = game.actions(state)[:3]  # X a, O b, X c and X c, O b, X a
+    one = game.result(game.result(game.result(state, a), b), c)
+    two = game.result(game.result(game.result(state, c), b), a)
+    SEEN.append((state, one))
+    same = [seen == (state, one) for seen in SEEN]
+    return [one == two, hash(one) == hash(two), one != game.result(state, a), all(same),
+            str(state), str(one)]
+"""
+
+
+def _calls(cells: list, function: str, calls: list, view: Path) -> list:
+    """The outcomes of `calls` ((game, state) pairs) of `function`, in one process's life."""
+    process = StudentProcess(cells, [function], view, FAST)
     try:
         process.start()
-        for _ in range(2):
-            outcome = process.call("minimax_value", game, game.initial_state())
-            assert outcome.value == {"list": [True, True, True, True]}, outcome
-            assert outcome.states_generated == 7  # every `result` call counts, repeats too
+        return [process.call(function, game, state) for game, state in calls]
     finally:
         process.close()
+
+
+def test_a_position_is_one_state_in_every_call_of_a_run_and_another_in_the_next_run(view: Path):
+    game = TicTacToe()
+    runs = [_calls([(1, ONE_POSITION)], "minimax_value", [(game, game.initial_state())] * 2, view)
+            for _ in range(2)]  # fmt: skip
+    tokens = []
+    for outcomes in runs:
+        for outcome in outcomes:
+            assert outcome.value["list"][:4] == [True, True, True, True], outcome
+            assert outcome.states_generated == 7  # every `result` call counts, repeats too
+        assert outcomes[0].value == outcomes[1].value  # the same tokens in both calls
+        tokens.append(outcomes[0].value["list"][4:])
+    assert tokens[0][0] != tokens[1][0] and tokens[0][1] != tokens[1][1]  # a run draws its own
+    assert all(int(token) >= 2**32 for token in tokens[0] + tokens[1])  # 64 random bits
+
+
+# A state kept from the first call: read in the second before it is reached, asked for past the
+# proxy (the grader must refuse it), then reached and read again.
+KEPT = """
+KEPT = []
+def minimax_value(game, state):
+    if not KEPT:
+        KEPT.append(game.result(state, 4))
+        return "kept"
+    said = []
+    try:
+        game.actions(KEPT[0])
+    except ValueError as error:
+        said.append(str(error))
+    said.append(str(game._channel.request_child(KEPT[0], 0)))
+    again = game.result(state, 4)
+    return [*said, again == KEPT[0], len(game.actions(KEPT[0]))]
+"""
+
+
+def test_a_state_of_an_earlier_call_is_answered_only_once_this_call_reaches_it(view: Path):
+    game = TicTacToe()
+    outcomes = _calls([(1, KEPT)], "minimax_value", [(game, game.initial_state())] * 2, view)
+    refused, asked, same, actions = outcomes[1].value["list"]
+    assert "is not a state of this game" in refused and "once this call reaches it" in refused
+    assert "refused a request for an unknown state" in asked
+    assert same is True and actions == 8
+    assert outcomes[1].states_generated == 1  # the refused request generated nothing
 
 
 def test_a_correct_transposition_table_earns_full_marks_from_the_grader_and_the_kernel(
@@ -287,3 +331,4 @@ def test_a_textbook_depth_decision_is_never_told_it_picks_the_worst_move() -> No
                       decision_hints=((1, diagnosis.depth_convention(2, 3)),))  # fmt: skip
     hint = judge.decision_hint(case, 1)
     assert "one ply further" in hint and "worst" not in hint
+

@@ -37,6 +37,7 @@ class CallOutcome:
     states_generated: int = 0
     generated: list = field(default_factory=list)
     seconds: float = 0.0
+    carried: int = 0  # positions of earlier calls the search met and did not search (see Tokens)
 
 
 @dataclass

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -28,6 +27,7 @@ from autograder.sandbox.limits import (
 from autograder.sandbox.pinning import _pin_to_a_free_cpu, _unpin
 from autograder.sandbox.pipe import PipeEnds
 from autograder.sandbox.reaping import _ACTIVE, _ACTIVE_LOCK, kill_marked, reap_orphans
+from autograder.sandbox.tokens import Tokens
 from autograder.sandbox.view import JAIL, RUNNER, _bootstrap, _environment, code_file
 from autograder.sandbox.wire import (
     _CHILDREN,
@@ -40,7 +40,6 @@ from autograder.sandbox.wire import (
     _child,
     _info,
     _json_message,
-    _random_tokens,
     positions_named,
 )
 from autograder.sandbox.zygote_client import Zygote
@@ -67,6 +66,7 @@ class StudentProcess(PipeEnds, Holding):
         self._read_fd: int | None = None
         self._output: BinaryIO | None = None  # what the submission prints: see `start`
         self.paused = False
+        self.tokens = Tokens()  # one token per position for the process's whole life
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -255,22 +255,20 @@ class StudentProcess(PipeEnds, Holding):
         here and counted. The process is killed on a time-out or a broken protocol; the caller
         may start it again for the next call.
 
-        States are values, as the protocol promises: within one call, every state gets one
-        random token, so two paths to the same position (a transposition) give the student equal
-        states, and a transposition table keyed by state works as it would on the real game.
-        Tokens are drawn afresh for every call, so nothing the student keeps names a state of
-        another call. The student can name a state only by its token: `served` maps the tokens
-        of this call to (state, legal actions), `named` each state served to its token.
+        States are values, as the protocol promises: a position has one random token in every
+        call of this process's life (`self.tokens`), so a transposition finds the same state and
+        a table kept between calls finds its positions again, as on the real game. A call asks
+        only for states sent in it: `served` maps its tokens to (state, legal actions).
+        `outcome.carried` counts the positions of earlier calls it answered without a search.
         """
         started = time.monotonic()
         self._call_seconds = self.limits.timeout if timeout is None else timeout
         deadline = started + self._call_seconds
         outcome = CallOutcome(status="crashed")
         self._watch_cpu(cpu_seconds)
-        tokens = _random_tokens()
-        root, info = next(tokens), _info(game, state, evaluate)
-        served: dict[int, tuple[Any, list]] = {root: (state, info[1])}
-        named: dict[Any, int] = {state: root}
+        info = _info(game, state, evaluate)
+        root, served = self.tokens.start_call(state, info[1])
+        parents: set[int] = set()
         try:
             self._send(
                 {
@@ -285,17 +283,18 @@ class StudentProcess(PipeEnds, Holding):
                 },
                 deadline,
             )
-            names, most = (served, named, tokens), (max_states, state_budget)
+            names, most = (served, parents, self.tokens), (max_states, state_budget)
             message = self._serve(game, evaluate, names, outcome, record, deadline, most)
             op = message.get("op")
             if op == "return":
                 outcome.status, outcome.value = "returned", message.get("value")
-                if type(outcome.value) is int and outcome.value in served:
+                if type(outcome.value) is int and outcome.value in self.tokens.states:
                     outcome.value = {"state": "returned"}  # a token: a state, not an action
+                outcome.carried = 0 if args else self.tokens.carried(served, parents)
             elif op == "raised":
                 outcome.status = "raised"
                 error = str(message.get("error", ""))[:2000]
-                outcome.error = positions_named(error, served, game)
+                outcome.error = positions_named(error, self.tokens.states, game)
                 outcome.where = str(message.get("where", ""))[:400]
             else:
                 raise SandboxError("crashed", "the submission sent a message out of protocol")
@@ -311,7 +310,7 @@ class StudentProcess(PipeEnds, Holding):
         self,
         game: Game,
         evaluate,
-        names: tuple[dict, dict, Iterator[int]],
+        names: tuple[dict, set, Tokens],
         outcome: CallOutcome,
         record: bool,
         deadline: float,
@@ -323,10 +322,11 @@ class StudentProcess(PipeEnds, Holding):
         a whole request is usually the only thing in one read, and a child already served to
         an earlier submission (all are graded on the same instances) comes from `_CHILDREN`
         with its info marshalled; it is still counted, and recorded, every time. A position
-        served before in this call is sent under the token it had (see `call`). `most` is
-        (max_states, state_budget), as `call` was given them.
+        served before in this run is sent under the token it had (see `call`); `parents` gets
+        each state a child is asked of. `most` is (max_states, state_budget), as `call` was given.
         """
-        served, named, tokens = names
+        served, parents, tokens = names
+        named, new = tokens.named, tokens.new
         children, generated, count = _CHILDREN, outcome.generated if record else None, 0
         read, write, monotonic, read_fd, write_fd = os.read, os.write, time.monotonic, *self._fds()
         head, whole, unpack_request = _REQUEST_HEAD, _REQUEST_FRAME, _TOKEN_INDEX.unpack_from
@@ -360,6 +360,7 @@ class StudentProcess(PipeEnds, Holding):
                 if count >= limit:
                     self._refuse(most, deadline)
                     continue
+                parents.add(token)
                 key = (game, evaluate, found[0], index)
                 child = children.get(key)
                 if child is None:
@@ -373,10 +374,8 @@ class StudentProcess(PipeEnds, Holding):
                     generated.append(state)
                 token = named.get(state)
                 if token is None:
-                    token = next(tokens)
-                    while token in served:  # 64 random bits: never in practice
-                        token = next(tokens)
-                    served[token], named[state] = (state, actions), token
+                    token = new(state)
+                served[token] = (state, actions)
                 frame = header + token.to_bytes(8, "big") + encoded
                 try:
                     written = write(write_fd, frame)

@@ -113,13 +113,14 @@ def _random_tokens() -> Iterator[int]:
 _TOKEN_TEXT = re.compile(r"(?:\bstate )?\b(\d{6,20})\b")
 
 
-def positions_named(text: str, served: dict[int, tuple[Any, list]], game: Game) -> str:
-    """`text` (what the student's code raised) with each token of this call replaced by the
-    position it stands for: a student reads positions, never the grader's tokens."""
+def positions_named(text: str, states: dict[int, Any], game: Game) -> str:
+    """`text` (what the student's code raised) with each token served in the run (`states`:
+    token -> state) replaced by the position it stands for: a student reads positions, never
+    the grader's tokens."""
 
     def position(match: re.Match) -> str:
-        entry = served.get(int(match.group(1)))
-        return match.group(0) if entry is None else position_text(game, entry[0])
+        token = int(match.group(1))
+        return position_text(game, states[token]) if token in states else match.group(0)
 
     return _TOKEN_TEXT.sub(position, text)
 
