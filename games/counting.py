@@ -98,19 +98,23 @@ class CountingGame(Game):
 
 
 class RecordingGame(CountingGame):
-    """A `CountingGame` that also records every state `result` generated, in order.
+    """A `CountingGame` that also records every state `result` generated, in order, and the
+    states it generated them from.
 
     `generated` lists the child states as the search created them; drawing a tree with only
-    these states shown as visited makes the pruned branches visible.
+    these states shown as visited makes the pruned branches visible. `parents` holds each state
+    a child was generated from: a state generated but not in it was never searched below.
     """
 
     def reset(self) -> None:
         super().reset()
         self.generated: list[State] = []
+        self.parents: set[State] = set()
 
     def result(self, state: State, action: Action) -> State:
         child = super().result(state, action)
         self.generated.append(child)
+        self.parents.add(state)
         return child
 
 

@@ -295,6 +295,9 @@ def test_an_attack_that_relies_on_luck_earns_no_more_than_honestly(corpus: Run, 
     earned, ceiling = points(corpus.rows()[student]), expected_points(student)
     assert all(earned[rule_id] <= ceiling[rule_id] for rule_id in RULE_IDS), earned
     assert earned["alphabeta_pruning"] == 0
+    pruning = next(r for r in corpus.record(student)["rules"] if r["id"] == "alphabeta_pruning")
+    hints = [v["hint"] for g in pruning["groups"] for v in g["verdicts"] if not v["passed"]]
+    assert any("carries positions over from an earlier call" in hint for hint in hints), hints
 
 
 def test_no_process_a_submission_started_survives_grading(corpus: Run) -> None:

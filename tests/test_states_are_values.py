@@ -4,9 +4,10 @@ Within one run the grader serves a position as the same state in every call, as 
 kernel does, so a transposition table works on the served game as on the real one, and a table
 kept between calls finds positions of earlier calls in both (each run draws its own tokens). A
 correct table earns full marks from the grader and from the notebooks' hidden tests alike; a
-table that stores a cut-off's bound as exact loses the same groups in both. The decision hints
-name the depth convention, a value returned for an action, a tie with a cut-off's bound and a
-starting sentinel.
+table that stores a cut-off's bound as exact loses the same groups in both, and so does one kept
+between calls, whose feedback says it carries positions over. The decision hints name the depth
+convention, a value returned for an action, a tie with a cut-off's bound and a starting
+sentinel.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from autograder.grading.load import Submission, load
 from autograder.grading.records import GradeRecord
 from autograder.grading.reference import reference_source
 from autograder.grading.rules import rule, rules
+from autograder.platforms import notebook_checks
 from autograder.platforms.nbgrader_export import grade_id
+from autograder.reports.diagnoses import diagnosed
 from autograder.sandbox import Limits, StudentProcess, build_import_view
 from games import MAX, GameTree, TicTacToe
 
@@ -332,3 +335,109 @@ def test_a_textbook_depth_decision_is_never_told_it_picks_the_worst_move() -> No
     hint = judge.decision_hint(case, 1)
     assert "one ply further" in hint and "worst" not in hint
 
+
+# Public code as it circulates: one module-level table for every search, each result stored as
+# exact, whatever window produced it (and whatever game: a tree's paths are equal in every tree).
+ACROSS_CALLS = """
+TRANSPOSITIONS = {}
+
+def alphabeta_value(game, state, alpha=-math.inf, beta=math.inf):
+    if state in TRANSPOSITIONS:
+        return TRANSPOSITIONS[state]
+    if game.is_terminal(state):
+        return game.utility(state)
+    if game.to_move(state) == MAX:
+        value = -math.inf
+        for action in game.actions(state):
+            value = max(value, alphabeta_value(game, game.result(state, action), alpha, beta))
+            if value >= beta:
+                break
+            alpha = max(alpha, value)
+    else:
+        value = math.inf
+        for action in game.actions(state):
+            value = min(value, alphabeta_value(game, game.result(state, action), alpha, beta))
+            if value <= alpha:
+                break
+            beta = min(beta, value)
+    TRANSPOSITIONS[state] = value
+    return value
+"""
+
+# A correct table kept between calls: only exact values (a result strictly inside its window),
+# so every answer is right; it is keyed by the position alone, so only one game may use it.
+EXACT_ACROSS_CALLS = """
+EXACT = {}
+
+def alphabeta_value(game, state, alpha=-math.inf, beta=math.inf):
+    if state in EXACT:
+        return EXACT[state]
+    if game.is_terminal(state):
+        return game.utility(state)
+    low, high = alpha, beta
+    maximising = game.to_move(state) == MAX
+    value = -math.inf if maximising else math.inf
+    for action in game.actions(state):
+        found = alphabeta_value(game, game.result(state, action), alpha, beta)
+        if maximising:
+            value = max(value, found)
+            if value >= beta:
+                break
+            alpha = max(alpha, value)
+        else:
+            value = min(value, found)
+            if value <= alpha:
+                break
+            beta = min(beta, value)
+    if low < value < high:
+        EXACT[state] = value
+    return value
+"""
+
+
+def test_a_table_kept_between_calls_loses_in_the_grader_what_it_loses_in_the_kernel(
+    tmp_path: Path, view: Path
+) -> None:
+    source = reference_source() + ACROSS_CALLS
+    record = _grade(source, tmp_path, view)
+    lost = _lost_by_grader(record)
+    # every search after the first finds what earlier ones stored: a bound, or another tree's
+    assert _groups("alphabeta_value", "hand-made", "seeded", "tic-tac-toe") <= lost
+    assert _groups("alphabeta_pruning", "") <= lost
+    assert {rule_id for rule_id, _ in lost} == {
+        "alphabeta_value", "alphabeta_decision", "alphabeta_pruning"
+    }  # fmt: skip
+    assert lost == _lost_by_hidden_cells(source)
+    hints = [v.hint for r in record.rules for g in r.groups for v in g.verdicts if not v.passed]
+    carried = [hint for hint in hints if "carries positions over from an earlier call" in hint]
+    assert len(carried) > len(hints) / 2, hints
+    assert diagnosed(record) == {"a table kept between calls"}  # the class page's entry
+
+
+def test_the_sandbox_and_the_kernel_count_a_table_kept_between_calls_alike(
+    view: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Call by call, the same states and the same positions carried over; a position searched
+    in an earlier call generates nothing the second time, and loses the pruning instance."""
+    monkeypatch.setattr(notebook_checks, "MET_STATES", set())
+    source = "import math\nfrom games import MAX\n" + EXACT_ACROSS_CALLS
+    instances = rule("alphabeta_pruning").groups[2].instances
+    instances = [*instances, instances[0]]  # the first position, asked again
+    namespace: dict = {"__name__": "__main__"}
+    exec(source, namespace)
+    sandboxed = [
+        cases.outcome_of(outcome)
+        for outcome in _calls([(1, source)], "alphabeta_value",
+                              [(i.game, i.state) for i in instances], view)
+    ]  # fmt: skip
+    in_kernel = [
+        notebook_checks.call_function(namespace["alphabeta_value"], i.game, i.state)
+        for i in instances
+    ]
+    assert [(o.states, o.carried) for o in sandboxed] == [(o.states, o.carried) for o in in_kernel]
+    assert sandboxed[0].carried == 0 and sum(o.carried for o in sandboxed) > 1
+    again = sandboxed[-1]
+    assert again.states == 0 and again.carried == 1
+    verdict = judge.judge_pruning(cases.case("alphabeta_value", instances[-1]), again, False)
+    assert not verdict.passed
+    assert "your table carries positions over from an earlier call" in verdict.hint

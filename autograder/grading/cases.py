@@ -226,7 +226,8 @@ def pruning_causes(instance: Instance, decision: bool, reference_states: int) ->
 
 def outcome_of(call: CallOutcome) -> Outcome:
     """The judge's view of a call made in the sandbox."""
-    return Outcome(call.status, decode(call.value), call.error, call.states_generated, call.where)
+    value = decode(call.value)
+    return Outcome(call.status, value, call.error, call.states_generated, call.where, call.carried)
 
 
 def judge_group(rule: Rule, group: Group, outcomes: dict) -> list[Verdict]:

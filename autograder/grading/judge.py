@@ -68,13 +68,18 @@ class Outcome:
     """What one call returned: `status` is "returned", "raised", "timeout", "overrun",
     "crashed" or "skipped"; `value` is plain (see `plain`); `states` were generated; a call
     that raised says `where` in the student's code ("function (code cell 3, line 7): the
-    line"), when a frame of it was the student's."""
+    line"), when a frame of it was the student's. `carried` counts the positions the search
+    met that an earlier call had met, and answered without searching them (the root, or a
+    position that is not terminal, and no child generated from it): a table kept between calls
+    found them. Counted for searches without a horizon only; it names the table in the hints.
+    """
 
     status: str
     value: Any = None
     error: str = ""
     states: int = 0
     where: str = ""
+    carried: int = 0
 
 
 @dataclass(frozen=True)
@@ -148,6 +153,24 @@ def sentinel_hint(value: float) -> str:
         f"{value!r} looks like a starting sentinel: a running value that no child replaced. A "
         "state without actions is a finished game: test is_terminal(state) first and return "
         "utility(state), at every node and inside the horizon too"
+    )
+
+
+def carried_hint(carried: int, pruning: bool = False) -> str:
+    """What a table kept between calls does wrong, for a search that met `carried` positions
+    of earlier calls and answered them without searching them."""
+    count = "1 position" if carried == 1 else f"{carried:,} positions"
+    said = f"your table carries positions over from an earlier call ({count} here answered "
+    said += "from it, not searched)"
+    if pruning:
+        return (
+            f"{said}, so this count leaves out work an earlier call did: pruning is judged on "
+            "one search, so start each search with an empty table"
+        )
+    return (
+        f"{said}: an entry stored by another search holds what that search's window "
+        "made of the position, which need not be its value here; start each search with an "
+        "empty table"
     )
 
 
@@ -262,6 +285,10 @@ def judge_value(case: Case, outcome: Outcome) -> Verdict:
         return Verdict(case.name, False, expected, got, hint)
     if math.isclose(value, case.value, rel_tol=1e-9, abs_tol=1e-9):
         return Verdict(case.name, True, expected, got)
+    # A known mistake's value may be a coincidence; an answer without a single child is not.
+    known = value in dict(case.value_hints) or sentinel_hint(value) or math.isinf(value)
+    if outcome.carried and (outcome.states == 0 or not known):
+        return Verdict(case.name, False, expected, got, carried_hint(outcome.carried))
     return Verdict(case.name, False, expected, got, value_hint(case, value))
 
 
@@ -308,7 +335,10 @@ def judge_decision(case: Case, outcome: Outcome) -> Verdict:
         return Verdict(case.name, False, expected, got, not_an_action_hint(case, action))
     if matches[0] in case.optimal:
         return Verdict(case.name, True, expected, got)
-    return Verdict(case.name, False, expected, got, decision_hint(case, matches[0]))
+    hint = decision_hint(case, matches[0])
+    if outcome.carried and matches[0] not in dict(case.decision_hints):  # rather than a guess
+        hint = hint.partition("; ")[0] + "; " + carried_hint(outcome.carried)
+    return Verdict(case.name, False, expected, got, hint)
 
 
 def judge_pruning(
@@ -329,6 +359,10 @@ def judge_pruning(
         hint = "pruning points go only with correct answers: " + (answer.hint or "see above")
         return Verdict(passed=False, hint=hint, **base)
     floor = math.ceil(case.fewest / slack)
+    if outcome.states < floor and outcome.carried:
+        said = carried_hint(outcome.carried, pruning=True)
+        hint = f"fewer states than a search of this position alone generates: {said}"
+        return Verdict(passed=False, hint=hint, **base)
     if outcome.states < floor:
         hint = (
             "fewer states than a correct alpha-beta generates here, even with a transposition "

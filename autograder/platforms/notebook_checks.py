@@ -10,9 +10,9 @@ does, so `nbgrader autograde` and `python -m autograder grade` give a submission
 - a call gets `CALL_TIMEOUT` seconds; after a time-out the function's later calls are skipped.
 
 What the kernel cannot copy from the sandbox: student code runs in the same process as the
-tests, so nbgrader's grading is not tamper-resistant, and a search that keeps a table of states
-between calls finds them again here (the sandbox serves equal positions as equal states within a
-call, as here, but draws new tokens for every call).
+tests, so nbgrader's grading is not tamper-resistant. A search that keeps a table of states
+between calls finds them again here, as in the sandbox, which serves a position as the same
+state in every call of a run.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from autograder.grading.judge import (
     number_text,
 )
 from autograder.grading.plain import plain
-from games import MAX, CountingGame
+from games import MAX, RecordingGame
 
 CALL_TIMEOUT = 10.0
 """Seconds each graded call may take, as the autograder's default `--timeout`."""
@@ -54,6 +54,10 @@ SELF_CHECK_MISSING: set = set()
 SELF_CHECK_HINTS = True
 """Whether a failed self-check names the mistake it suspects (`explore` turns this off)."""
 
+MET_STATES: set = set()
+"""Every state an earlier call started from or generated: what a table kept between calls may
+hold (the `carried` of an `Outcome`)."""
+
 
 # -- calling a student's function ----------------------------------------------------------
 
@@ -68,7 +72,7 @@ class GradingTimeout(BaseException):
 def call_function(function, game, state, args: tuple = (), timeout: float | None = None):
     """Call `function(game, state, *args)` with `game` wrapped in a `CountingGame`; return the
     `Outcome`, its value made `plain`."""
-    counted = CountingGame(game)
+    counted = RecordingGame(game)
     status, value, error, place = "raised", None, "", ""
     alarm = _start_alarm(timeout)
     try:
@@ -82,7 +86,24 @@ def call_function(function, game, state, args: tuple = (), timeout: float | None
         place = where(exception)
     finally:
         _stop_alarm(alarm)
-    return Outcome(status, value, error, counted.states_generated, place)
+    carried = _carried(game, state, counted)
+    return Outcome(status, value, error, counted.states_generated, place, 0 if args else carried)
+
+
+def _carried(game, state, counted: RecordingGame) -> int:
+    """How many positions of earlier calls this call met and did not search, as the sandbox
+    counts them (`autograder/sandbox/tokens.py`); every position it met is then an earlier
+    call's."""
+    met = {state, *counted.generated}
+    carried = sum(
+        1
+        for position in met
+        if position in MET_STATES
+        and position not in counted.parents
+        and (position == state or not game.is_terminal(position))
+    )
+    MET_STATES.update(met)
+    return carried
 
 
 _NOT_STUDENT_CODE = (

@@ -16,6 +16,7 @@ from autograder.grading.records import GradeRecord
 _OTHER_HINTS = (
     ("looks one ply less than asked", "depth convention: searches one ply too shallow"),
     ("fewer states than a correct alpha-beta", "prunes before a branch is proven irrelevant"),
+    ("your table carries positions over from an earlier call", "a table kept between calls"),
     ("is the value of action", "a decision that returns a value instead of an action"),
     ("a decision must be one of the legal actions", "a decision that is not a legal action"),
     ("a value must be a plain int or float", "a value that is not a number"),
