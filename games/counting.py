@@ -3,6 +3,7 @@ that stops it after a budget of states (the Connect Four contest's rule)."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -114,7 +115,8 @@ class RecordingGame(CountingGame):
     def result(self, state: State, action: Action) -> State:
         child = super().result(state, action)
         self.generated.append(child)
-        self.parents.add(state)
+        with contextlib.suppress(TypeError):  # a game of one's own may have unhashable states
+            self.parents.add(state)
         return child
 
 

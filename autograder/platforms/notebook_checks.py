@@ -93,8 +93,11 @@ def call_function(function, game, state, args: tuple = (), timeout: float | None
 def _carried(game, state, counted: RecordingGame) -> int:
     """How many positions of earlier calls this call met and did not search, as the sandbox
     counts them (`autograder/sandbox/tokens.py`); every position it met is then an earlier
-    call's."""
-    met = {state, *counted.generated}
+    call's (none, in a game of the student's own whose states are not hashable)."""
+    try:
+        met = {state, *counted.generated}
+    except TypeError:
+        return 0
     carried = sum(
         1
         for position in met
