@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading import beyond, cases
+from autograder.grading import beyond, beyond_instances, cases
 from autograder.grading.grade import Settings, grade
 from autograder.grading.judge import Case, Outcome, judge
 from autograder.grading.load import Submission, load
@@ -151,7 +151,7 @@ def expectiminimax_value(game, state):
 
 
 def test_the_hand_made_trees_serve_what_public_code_gets_wrong() -> None:
-    sets = beyond.instance_sets()
+    sets = beyond_instances.instance_sets()
     leaves = [i for i in sets["chance_hand"] if i.game.is_terminal(i.state)]
     assert [i.name for i in leaves] == ["a game already over: the root is a leaf"]
     nested = [i for i in sets["chance_hand"] if "chance under chance" in i.name]
