@@ -118,7 +118,7 @@ def test_every_group_names_the_mistakes_of_its_rule_except_where_a_fair_die_hide
     """Each group has, for each mistake that loses this rule, an instance where the re-enacted
     mistake gives another answer (so the group is lost), unless the catalogue says the mistake
     loses the rule on some groups only."""
-    relevant = [m for m in map(mistake, {**beyond.CHANCE_RULES, **beyond.COMPONENT_RULES})
+    relevant = [m for m in map(mistake, {**beyond.CHANCE_RULES, **beyond.MAXN_RULES})
                 if rule_id in m.loses]  # fmt: skip
     for group in rule(rule_id).groups:
         hints = set()

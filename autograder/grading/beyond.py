@@ -11,6 +11,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
+from autograder.grading.diagnosis import either
 from autograder.grading.instances import Instance
 from autograder.grading.judge import Case
 from autograder.grading.mistakes import mistake
@@ -31,13 +32,33 @@ CHANCE_RULES = {
 }
 """How each catalogued mistake backs up a chance node (the reference takes the expectation)."""
 
-COMPONENT_RULES = {
-    "maxn_wrong_component": lambda player, root, players: (player - 1) % players,
-    "maxn_root_view": lambda player, root, players: root,
+
+def _best_for(values: list, whose: int) -> int:
+    """The index of the first child whose component `whose` is largest."""
+    return max(range(len(values)), key=lambda index: values[index][whose])
+
+
+def _paranoid(values: list, player: int, root: int, players: int) -> int:
+    """The root player maximises its own component, every other player minimises it."""
+    if player == root:
+        return _best_for(values, root)
+    return min(range(len(values)), key=lambda index: values[index][root])
+
+
+MAXN_RULES = {
+    "maxn_wrong_component": lambda values, player, root, players: _best_for(
+        values, (player - 1) % players
+    ),
+    "maxn_root_view": lambda values, player, root, players: _best_for(values, root),
+    "maxn_paranoid": _paranoid,
+    "maxn_early_return": lambda values, player, root, players: 0,
 }
-"""Whose component each catalogued max-n mistake maximises at a node of `player` (the
-reference: the player's own). `utilities[player - 1]` is the 1-based numbering slip (Python's
-index -1 hides it); the root's view reads every node as if the root player moved there."""
+"""Which child each catalogued max-n mistake takes at a node of `player`, as
+`rule(children's vectors, player, root player, players)` (the reference: the first child whose
+component `player` is largest). `utilities[player - 1]` is the 1-based numbering slip (Python's
+index -1 hides it); the root's view reads every node as if the root player moved there; the
+paranoid view has every other player minimise the root player's component; a `return` inside
+the loop over the actions takes the first child."""
 
 
 # -- re-enacting the searches ------------------------------------------------------------------
@@ -59,46 +80,63 @@ def expectiminimax(game: Game, state: Any, chance_rule=None) -> Any:
     return max(values) if player == MAX else min(values)
 
 
-def maxn(game: Game, state: Any, component=None, root: int | None = None) -> tuple:
-    """Max-n, the first best child on a tie; `component(player, root, players)` names whose
-    utility a node maximises when given (a mistake re-enacted)."""
+def maxn(game: Game, state: Any, rule=None, root: int | None = None) -> tuple:
+    """Max-n, the first best child on a tie; `rule(values, player, root, players)` picks the
+    child a node takes when given (a mistake re-enacted, see `MAXN_RULES`)."""
     if game.is_terminal(state):
         return tuple(game.utilities(state))
     player = game.to_move(state)
     root = player if root is None else root
-    whose = player if component is None else component(player, root, game.players)
-    values = [maxn(game, game.result(state, a), component, root) for a in game.actions(state)]
-    return max(values, key=lambda utilities: utilities[whose])
+    values = [maxn(game, game.result(state, a), rule, root) for a in game.actions(state)]
+    if rule is None:
+        return values[_best_for(values, player)]
+    return values[rule(values, player, root, game.players)]
 
 
-def child_scores(instance: Instance, variant=None) -> list:
+def child_scores(instance: Instance) -> list:
     """Each action's score for the player to move: its expectiminimax value, or the mover's
-    component of its max-n value (under `variant`, a mistake, when given)."""
+    component of its max-n value."""
     game, state = instance.game, instance.state
     children = [game.result(state, action) for action in game.actions(state)]
     if isinstance(game, ChanceTree | Pig):
-        return [expectiminimax(game, child, variant) for child in children]
+        return [expectiminimax(game, child) for child in children]
     player = game.to_move(state)
-    whose = player if variant is None else variant(player, player, game.players)
-    return [maxn(game, child, variant, player)[whose] for child in children]
+    return [maxn(game, child)[player] for child in children]
 
 
-def _chosen(instance: Instance, variant) -> Any:
-    """The action a decision with the mistake `variant` picks: the first best for it."""
-    scores = child_scores(instance, variant)
-    maximising = instance.game.to_move(instance.state) != MIN
-    best = (max if maximising else min)(scores)
-    return instance.game.actions(instance.state)[scores.index(best)]
+def _chosen(instance: Instance, variant) -> tuple:
+    """The actions a decision with the mistake `variant` picks. With chance nodes: the first
+    best by the mistaken values. In max-n: the mistaken rule's pick at the root, and a correct
+    root's pick by the mistaken values (a right decision that calls a mistaken maxn_value, with
+    the root's player or, as its own root, with each child's)."""
+    game, state = instance.game, instance.state
+    actions = game.actions(state)
+    children = [game.result(state, action) for action in actions]
+    if isinstance(game, ChanceTree | Pig):
+        scores = [expectiminimax(game, child, variant) for child in children]
+        best = (max if game.to_move(state) != MIN else min)(scores)
+        return (actions[scores.index(best)],)
+    player = game.to_move(state)
+    values = [maxn(game, child, variant, player) for child in children]
+    own = [maxn(game, child, variant) for child in children]  # each child is its search's root
+    picks = (
+        variant(values, player, player, game.players),
+        _best_for(values, player),
+        _best_for(own, player),
+    )
+    return tuple(actions[index] for index in dict.fromkeys(picks))
 
 
 # -- the cases -----------------------------------------------------------------------------------
 
 
 def beyond_case(function: str, instance: Instance, base: Case) -> Case:
-    """The reference's case for one of `FUNCTIONS` on `instance`, with the mistakes' hints."""
+    """The reference's case for one of `FUNCTIONS` on `instance`, with the mistakes' hints: one
+    hint per wrong answer, naming every mistake that gives it."""
     game, state = instance.game, instance.state
     chance_game = function.startswith("expectiminimax")
-    variants = CHANCE_RULES if chance_game else COMPONENT_RULES
+    variants = CHANCE_RULES if chance_game else MAXN_RULES
+    named: dict[Any, list[str]] = {}
     if function.endswith("_value"):
         if chance_game:
             value = float(expectiminimax(game, state))
@@ -108,26 +146,26 @@ def beyond_case(function: str, instance: Instance, base: Case) -> Case:
         else:
             value = maxn(game, state)
             wrong = {mid: maxn(game, state, rule) for mid, rule in variants.items()}
-        hints = {}
         for mistake_id, answer in wrong.items():
             if not _same(answer, value):  # 1/3 summed as floats is not always 1/3 exactly
-                words = mistake(mistake_id).hint
-                hints.setdefault(answer, f"your value equals what a search gives when {words}")
-        return replace(base, value=value, value_hints=tuple(hints.items()))
+                named.setdefault(answer, []).append(mistake(mistake_id).hint)
+        hints = tuple(
+            (answer, either("your value equals what a search gives", words))
+            for answer, words in named.items()
+        )
+        return replace(base, value=value, value_hints=hints)
     legal = tuple(game.actions(state))
     scores = [float(score) for score in child_scores(instance)]
     maximising = game.to_move(state) != MIN
     best = (max if maximising else min)(scores)
     optimal = tuple(a for a, score in zip(legal, scores, strict=True) if score == best)
-    picked: dict[Any, list[str]] = {}
     for mistake_id, rule in variants.items():
-        chosen = _chosen(instance, rule)
-        if chosen not in optimal:
-            picked.setdefault(chosen, []).append(mistake(mistake_id).hint)
-    hints = {
-        chosen: "it is the move a search picks when " + "; or when ".join(words)
-        for chosen, words in picked.items()
-    }
+        for chosen in _chosen(instance, rule):
+            if chosen not in optimal:
+                named.setdefault(chosen, []).append(mistake(mistake_id).hint)
+    hints = tuple(
+        (chosen, either("it is the move a search picks", words)) for chosen, words in named.items()
+    )
     return replace(
         base,
         to_move=MAX if maximising else MIN,  # at a max-n node the mover maximises its component
@@ -135,7 +173,7 @@ def beyond_case(function: str, instance: Instance, base: Case) -> Case:
         value=best,
         optimal=optimal,
         child_values=tuple(scores),
-        decision_hints=tuple(hints.items()),
+        decision_hints=hints,
     )
 
 

@@ -122,7 +122,8 @@ def pig_positions() -> list[Instance]:
 
 def multiplayer_trees() -> list[Instance]:
     """Three-player trees whose values tell the mistakes apart, rooted at each player; one full
-    of ties, where only the first best child on a tie is right; a game already over."""
+    of ties, where only the first best child on a tie is right; a game already over; five moves
+    where each mistake's decision picks a move of its own."""
     return [
         Instance(
             "ties everywhere: the first best child",
@@ -162,6 +163,20 @@ def multiplayer_trees() -> list[Instance]:
                     [[(5, 2, 1), (1, 7, 3)], [(2, 2, 8), (9, 1, 0)]],
                     [[(3, 6, 2), (4, 1, 6)], [(0, 3, 5), (6, 4, 4)]],
                 ]
+            ),
+            (),
+        ),
+        Instance(
+            "five moves, player 1 at the root: each mistake picks another",
+            MultiplayerTree(
+                [
+                    [[(9, 7, 4), (5, 4, 8)], [(7, 1, 5), (4, 1, 4)]],
+                    [[(0, 6, 4), (3, 9, 0)], [(4, 1, 2), (9, 3, 1)]],
+                    [[(0, 4, 2), (5, 9, 7)], [(7, 6, 9), (9, 0, 6)]],
+                    [(4, 4, 2), [(3, 8, 4), (9, 4, 7)]],
+                    [[(1, 7, 3), (9, 0, 6)], [(7, 7, 6), (2, 4, 5)]],
+                ],
+                root_player=1,
             ),
             (),
         ),
