@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading import beyond, cases
+from autograder.grading import beyond, beyond_instances, cases
 from autograder.grading.grade import Settings, grade
 from autograder.grading.judge import Case, Outcome, judge
 from autograder.grading.load import Submission, load
@@ -118,7 +118,7 @@ def test_every_group_names_the_mistakes_of_its_rule_except_where_a_fair_die_hide
     """Each group has, for each mistake that loses this rule, an instance where the re-enacted
     mistake gives another answer (so the group is lost), unless the catalogue says the mistake
     loses the rule on some groups only."""
-    relevant = [m for m in map(mistake, {**beyond.CHANCE_RULES, **beyond.COMPONENT_RULES})
+    relevant = [m for m in map(mistake, {**beyond.CHANCE_RULES, **beyond.MAXN_RULES})
                 if rule_id in m.loses]  # fmt: skip
     for group in rule(rule_id).groups:
         hints = set()
@@ -151,7 +151,7 @@ def expectiminimax_value(game, state):
 
 
 def test_the_hand_made_trees_serve_what_public_code_gets_wrong() -> None:
-    sets = beyond.instance_sets()
+    sets = beyond_instances.instance_sets()
     leaves = [i for i in sets["chance_hand"] if i.game.is_terminal(i.state)]
     assert [i.name for i in leaves] == ["a game already over: the root is a leaf"]
     nested = [i for i in sets["chance_hand"] if "chance under chance" in i.name]

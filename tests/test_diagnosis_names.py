@@ -4,17 +4,24 @@ record's diagnosis (what the class page files it under) is that mistake and no o
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from autograder.grading import cases
 from autograder.grading.grade import Settings, grade
 from autograder.grading.load import Submission, load
-from autograder.grading.mistakes import mistake
-from autograder.grading.rules import ASSIGNMENT_RULES, rules
+from autograder.grading.mistakes import MISTAKES, mistake
+from autograder.grading.reference import ALL_MODULES, reference_source
+from autograder.grading.rules import ASSIGNMENT_RULES, CHANCE_AND_MAXN_RULE_IDS, rules
+from autograder.grading.rules import rule as rule_named
 from autograder.reports.diagnoses import diagnosed
+from autograder.reports.feedback_page import feedback_html
 from autograder.sandbox import Limits, build_import_view
+
+ROOT = Path(__file__).resolve().parents[1]
 
 ALPHABETA = """
 import math
@@ -103,3 +110,114 @@ def test_minimax_hints_use_only_what_the_minimax_lecture_taught() -> None:
                     assert not {"window", "alpha", "beta", "cut-off"} & set(
                         hint.replace(",", " ").replace("(", " ").split()
                     ), hint
+
+
+# -- max-n (Assignment 6): the paranoid view and a return inside the loop ----------------------
+
+PARANOID = '''
+def maxn_value(game, state, me=None):
+    """Me against everyone: I maximise my utility, every other player minimises it."""
+    if game.is_terminal(state):
+        return game.utilities(state)
+    player = game.to_move(state)
+    me = player if me is None else me
+    values = [maxn_value(game, game.result(state, action), me) for action in game.actions(state)]
+    if player == me:
+        return max(values, key=lambda utilities: utilities[me])
+    return min(values, key=lambda utilities: utilities[me])
+
+
+def maxn_decision(game, state):
+    me = game.to_move(state)
+    best_action, best_score = None, None
+    for action in game.actions(state):
+        score = maxn_value(game, game.result(state, action), me)[me]
+        if best_score is None or score > best_score:
+            best_action, best_score = action, score
+    return best_action
+'''
+EARLY_RETURN = """
+def maxn_value(game, state):
+    if game.is_terminal(state):
+        return game.utilities(state)
+    player = game.to_move(state)
+    best = None
+    for action in game.actions(state):
+        value = maxn_value(game, game.result(state, action))
+        if best is None or value[player] > best[player]:
+            best = value
+        return best
+
+
+def maxn_decision(game, state):
+    player = game.to_move(state)
+    best_action, best_score = None, None
+    for action in game.actions(state):
+        score = maxn_value(game, game.result(state, action))[player]
+        if best_score is None or score > best_score:
+            best_action, best_score = action, score
+        return best_action
+"""
+MAXN_MISTAKES = [(PARANOID, "maxn_paranoid"), (EARLY_RETURN, "maxn_early_return")]
+MAXN_IDS = ["paranoid", "early_return"]
+
+
+def _labels(hint: str) -> set[str]:
+    """The catalogue's mistakes whose words `hint` uses."""
+    return {entry.label for entry in MISTAKES if entry.hint in hint}
+
+
+@pytest.mark.parametrize(("source", "mistake_id"), MAXN_MISTAKES, ids=MAXN_IDS)
+def test_a_maxn_mistake_loses_the_maxn_rules_and_is_named_in_the_feedback(
+    view: Path, tmp_path: Path, source: str, mistake_id: str
+) -> None:
+    """The reference's expectiminimax with the mistaken max-n: exactly the max-n rules are lost,
+    every lost instance's hint names the mistake (with the others that give the same answer,
+    "either ... or ..."), most name it alone, and the page files the student under it."""
+    path = tmp_path / f"{mistake_id}.py"
+    path.write_text(reference_source(ALL_MODULES) + "\n\n" + source, encoding="utf-8")
+    submission = Submission(mistake_id, (path,))
+    settings = Settings(Limits(isolation="process"), view, CHANCE_AND_MAXN_RULE_IDS)
+    record = grade(submission, load(submission), settings)
+    entry = mistake(mistake_id)
+    points = {r.id: r.points for r in record.rules}
+    assert points == {
+        rule_id: 0 if rule_id in entry.loses else rule_named(rule_id).points
+        for rule_id in CHANCE_AND_MAXN_RULE_IDS
+    }, record.messages
+    hints = [v.hint for r in record.rules for g in r.groups for v in g.verdicts if not v.passed]
+    assert all(entry.hint in hint for hint in hints), hints
+    alone = [hint for hint in hints if _labels(hint) == {entry.label}]
+    assert 2 * len(alone) > len(hints)
+    for hint in hints:
+        if len(_labels(hint)) > 1:
+            assert " either when " in hint, hint
+    assert diagnosed(record) == {entry.label}
+    page = feedback_html(record)
+    assert html.escape(entry.hint) in page
+
+
+def _notebook_cells() -> dict[str, str]:
+    """The released Assignment 6 notebook's code cells, by grade id."""
+    path = ROOT / "assignments" / "source" / "chance_and_maxn" / "chance_and_maxn.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    return {
+        cell.metadata.get("nbgrader", {}).get("grade_id", ""): cell.source
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+    }
+
+
+@pytest.mark.parametrize(("source", "mistake_id"), MAXN_MISTAKES, ids=MAXN_IDS)
+@pytest.mark.parametrize("check", ["check_maxn_value", "check_maxn_decision"])
+def test_a_maxn_mistake_is_named_alone_by_the_notebooks_self_check(
+    source: str, mistake_id: str, check: str
+) -> None:
+    cells = _notebook_cells()
+    namespace: dict = {"__name__": "__main__"}
+    exec(cells["chance_and_maxn_setup"], namespace)
+    exec(source, namespace)
+    with pytest.raises(AssertionError) as failed:
+        exec(cells[check], namespace)
+    message = str(failed.value)
+    assert _labels(message) == {mistake(mistake_id).label}, message

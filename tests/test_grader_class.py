@@ -186,7 +186,11 @@ def test_each_assignment_6_student_loses_exactly_the_rules_of_its_mistake(
 
 @pytest.mark.parametrize(
     "student, words",
-    [(m.student, m.hint) for m in MISTAKES if set(m.loses) <= set(CHANCE_AND_MAXN_RULE_IDS)],
+    [
+        (m.student, m.hint)
+        for m in MISTAKES
+        if m.student and set(m.loses) <= set(CHANCE_AND_MAXN_RULE_IDS)
+    ],
 )
 def test_assignment_6_feedback_names_the_mistake(
     graded_assignment_6: Path, student: str, words: str

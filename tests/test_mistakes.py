@@ -37,6 +37,8 @@ DIAGNOSED = {
     **diagnosis.VALUE_VARIANTS,
     **diagnosis.PRUNING_VARIANTS,
     **dict.fromkeys(diagnosis.DEPTH_LIMITED_MISTAKES),
+    **beyond.CHANCE_RULES,
+    **beyond.MAXN_RULES,
 }
 
 
@@ -86,8 +88,34 @@ def _hints_on_every_instance() -> set[str]:
 
 @pytest.mark.parametrize(
     "mistake_id",
-    [*DIAGNOSED, "fresh_root_window", *beyond.CHANCE_RULES, *beyond.COMPONENT_RULES],
+    [*DIAGNOSED, "fresh_root_window"],
 )
 def test_the_diagnosis_names_each_mistake_it_reenacts_on_some_hidden_instance(mistake_id: str):
     words = mistake(mistake_id).hint
     assert any(words in hint for hint in _hints_on_every_instance())
+
+
+def _hints_of_rule(rule) -> list[str]:
+    hints = []
+    for group in rule.groups:
+        for instance in group.instances:
+            case = cases.case(group.function, instance)
+            hints += [hint for _, hint in case.value_hints + case.decision_hints]
+    return hints
+
+
+@pytest.mark.parametrize("mistake_id", list(beyond.MAXN_RULES))
+def test_each_maxn_mistake_is_named_alone_on_some_instance_of_each_rule_it_loses(mistake_id):
+    """The max-n mistakes give the same answers on many small trees (and on take-away, whose
+    utilities are 0 or 1): each rule they lose still has an instance where a hint names only
+    the one mistake."""
+    entry = mistake(mistake_id)
+    others = [m.hint for m in MISTAKES if m.id != mistake_id]
+    for rule in rules():
+        if rule.id in entry.loses:
+            alone = [
+                hint
+                for hint in _hints_of_rule(rule)
+                if entry.hint in hint and not any(words in hint for words in others)
+            ]
+            assert alone, (mistake_id, rule.id)

@@ -16,6 +16,20 @@ THREE_FROM_TWO = MultiplayerTree([[(5, 1, 2), (2, 3, 9)], [(1, 8, 4), (4, 6, 7)]
 DEEPER = MultiplayerTree(
     [[[(3, 5, 1), (6, 2, 4)], [(1, 1, 9), (2, 7, 3)]], [[(8, 3, 2), (0, 4, 5)], (5, 5, 5)]]
 )
+OWN_INTERESTS = MultiplayerTree(  # the paranoid view and the first child each pick another move
+    [
+        [(1, 8, 6), [(0, 6, 7), (0, 2, 3)]],
+        [(6, 9, 0), [(0, 3, 0), (9, 6, 8)]],
+        [(6, 2, 8), [(8, 4, 2), (1, 9, 7)]],
+    ]
+)
+FIRST_IS_BEST = MultiplayerTree(  # another player's component and the root's view pick others
+    [
+        [[(6, 7, 2), (6, 1, 0)], (6, 1, 8)],
+        [[(4, 7, 3), (3, 9, 9)], [(8, 9, 5), (7, 1, 0)]],
+        [[(0, 6, 9), (7, 6, 4)], [(8, 9, 5), (9, 0, 7)]],
+    ]
+)
 TAKE = TakeAway(heap=4, max_take=2)
 
 
@@ -53,6 +67,8 @@ def maxn_value_checks() -> list[Check]:
 
 def maxn_decision_checks() -> list[Check]:
     return [
+        Check("decision", "every player looks after itself", OWN_INTERESTS),
+        Check("decision", "the first move is the best", FIRST_IS_BEST),
         Check("decision", "three players, two levels", THREE),
         Check("decision", "player 2 at the root", THREE_FROM_TWO),
         Check("decision", "every player moves once", DEEPER),

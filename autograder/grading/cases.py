@@ -165,7 +165,10 @@ def value_hints(instance: Instance, correct: float, function: str = "") -> dict[
         for mistake_id, variant in taught:
             value = diagnosis.variant_value(game, state, variant)
             named.setdefault(value, []).append(mistake(mistake_id).hint)
-        hints = {value: _either(words) for value, words in named.items()}
+        hints = {
+            value: diagnosis.either("your value equals what a search gives", words)
+            for value, words in named.items()
+        }
     else:
         hints = {}
         for searched, words in ((depth + 1, "one ply further"), (depth - 1, "one ply less")):
@@ -188,13 +191,6 @@ def value_hints(instance: Instance, correct: float, function: str = "") -> dict[
         for value, hint in hints.items()
         if isinstance(value, int | float) and math.isfinite(value) and value != correct
     }
-
-
-def _either(hints: list[str]) -> str:
-    if len(hints) == 1:
-        return f"your value equals what a search gives when {hints[0]}"
-    listed = " or ".join(f"when {hint}" for hint in hints)
-    return f"your value equals what a search gives either {listed}: look for both"
 
 
 def pruning_causes(instance: Instance, decision: bool, reference_states: int) -> dict[int, str]:

@@ -239,6 +239,16 @@ def _unpruned(game: Game, state: Any, variant: Variant, memo: dict) -> float:
     return value
 
 
+def either(start: str, hints: list[str]) -> str:
+    """The hint for an answer that each mistake of `hints` (its catalogue words) gives: after
+    `start` ("your value equals what a search gives"), "when <words>" for one mistake, and
+    "either when ... or when ...: look for both" (or each) for several."""
+    if len(hints) == 1:
+        return f"{start} when {hints[0]}"
+    listed = " or ".join(f"when {hint}" for hint in hints)
+    return f"{start} either {listed}: look for {'both' if len(hints) == 2 else 'each'}"
+
+
 TIE_WITH_A_BOUND = (
     "a later action is kept when its value only equals the best one, but with the window "
     f"carried into the later children {mistake('later_tie_at_a_bound').hint}, and the action "

@@ -311,6 +311,26 @@ MISTAKES: tuple[Mistake, ...] = (
         _MAXN,
         "hana_maxn_root_view",
     ),
+    Mistake(
+        "maxn_paranoid",
+        "the root player maximises its component and every other player minimises it, as in "
+        "the paranoid view (max-n is not paranoid: each player to move maximises its own "
+        "component)",
+        "max-n searched with the paranoid view",
+        "Max-n lets the root player maximise its utility and every other player minimise it, "
+        "the paranoid view, instead of each maximising its own.",
+        _MAXN,
+        "",
+    ),
+    Mistake(
+        "maxn_early_return",
+        "each node returns its first child's vector without comparing the others (a return "
+        "inside the loop over the actions: compare every child, and return after the loop)",
+        "max-n returns its first child (a return inside the loop)",
+        "Max-n returns inside its loop over the actions, so each node takes its first child.",
+        _MAXN,
+        "",
+    ),
 )
 
 _BY_ID = {mistake.id: mistake for mistake in MISTAKES}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from autograder.grading import beyond
+from autograder.grading import beyond_instances
 from autograder.grading import instances as make
 from autograder.grading.instances import Instance
 from autograder.grading.judge import PRUNING_SLACK
@@ -178,8 +178,8 @@ def rules() -> tuple[Rule, ...]:
 
 def _chance_and_maxn_rules() -> tuple[Rule, ...]:
     """Lecture 06's rules: chance nodes and several players (instances:
-    `autograder.grading.beyond`)."""
-    sets = beyond.instance_sets()
+    `autograder.grading.beyond_instances`)."""
+    sets = beyond_instances.instance_sets()
     return (
         Rule("expectiminimax_value", "value", "expectiminimax values", (
             Group("hand-made chance trees", "expectiminimax_value", 5, sets["chance_hand"]),

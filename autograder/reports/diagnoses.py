@@ -31,8 +31,10 @@ _LABELS = (*((m.hint, m.label) for m in MISTAKES), *_OTHER_HINTS)
 
 
 def mistake_label(hint: str) -> str | None:
-    """The mistake a verdict's hint names, in a few words; None if it names none."""
-    return next((label for words, label in _LABELS if words in hint), None)
+    """The mistake a verdict's hint names, in a few words; the mistakes a hint that names
+    several ("either ... or ...") names, joined by "or"; None if it names none."""
+    labels = list(dict.fromkeys(label for words, label in _LABELS if words in hint))
+    return " or ".join(labels) if labels else None
 
 
 _GUESSES = (*DECISION_GUESSES, *VALUE_GUESSES)
