@@ -37,30 +37,24 @@ Written to DIR:
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import multiprocessing
+import argparse
 import os
-import shutil
 import signal
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
 from rich.progress import MofNCompleteColumn, Progress
 
 from autograder import sandbox
-from autograder.contest import leaderboard_page, referee
+from autograder.contest import referee, swiss
 from autograder.contest.referee import PlayedGame
-from autograder.contest.standings import Standing, game_order, standings
 from autograder.contest.student_agent import StudentAgent
-from autograder.grading import pool
+from autograder.contest.tournament_files import leaderboard_csv, write_results  # noqa: F401
+from autograder.contest.workers import in_workers
 from autograder.grading.load import discover, load, unpacking
 from autograder.grading.outcomes import Terminated, refused, terminated
 from autograder.reports import files, terminal
@@ -76,6 +70,12 @@ in time."""
 
 DEFAULT_OPENINGS = 1
 """Openings per pair by default, each played with both colours."""
+
+DEFAULT_LOAD_SECONDS = 10.0
+"""CPU seconds an agent's process may use to load (`--load-seconds`), at each start: past them,
+or past twice as many wall-clock seconds (asleep), it is stopped. At the check before the games
+the agent is then listed as not playing, with the reason; in a match (a restart), it loses that
+game. Either way only its own games pay for it."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,22 @@ def schedule(entrants: Sequence[Entrant], openings: Sequence[str]) -> list[Match
     ]
 
 
+def swiss_round(
+    entrants: Sequence[Entrant],
+    openings: Sequence[str],
+    matches: Sequence[Match],
+    games: Sequence[PlayedGame],
+    byes: Sequence[str],
+) -> tuple[list[Match], str | None]:
+    """The next Swiss round's matches (see `swiss.py`) after `matches` were played, with
+    `games` and `byes`, and the playing entrant that sits it out (None for an even number)."""
+    playing = {entrant.name: entrant for entrant in entrants if not entrant.reason}
+    met = [frozenset((match.first.name, match.second.name)) for match in matches]
+    scores = swiss.points(games, byes, bye_points=2.0 * len(openings))
+    pairs, bye = swiss.pair_round(sorted(playing), scores, met, byes)
+    return [Match(playing[a], playing[b], tuple(openings)) for a, b in pairs], bye
+
+
 # -- running: in forked workers ----------------------------------------------------------
 
 
@@ -147,43 +163,8 @@ def play_match(match: Match, setup: Setup) -> list[PlayedGame]:
             for first, second in (agents, agents[::-1])
         ]
     finally:
-        for agent in agents:
+        for agent in reversed(agents):  # the first one's CPU claim, which both share, last
             agent.close()
-
-
-def in_workers(work: Callable, items: Sequence, setup: Setup, workers: int, done: Callable):
-    """Run `work(item, setup)` for each item in `workers` forked processes, calling `done(item,
-    result)` here as each ends. An item whose worker died (its agent killed its parent, without
-    the jail) is run again alone; `done(item, None)` if that worker dies too, or if `work`
-    raised (the grader's failure, which stops only that item)."""
-    for item in _run_pool(work, items, setup, workers, done):
-        if _run_pool(work, [item], setup, 1, done):
-            done(item, None)
-
-
-def _run_pool(work: Callable, items: Sequence, setup: Setup, workers: int, done: Callable):
-    """Run `items` in a fresh pool (as `pool.grade_in_workers` does); return those whose
-    worker died before finishing them."""
-    context = multiprocessing.get_context("fork")
-    broken = []
-    with ProcessPoolExecutor(
-        workers, mp_context=context, initializer=pool._worker_starts
-    ) as executor:
-        futures = {executor.submit(work, item, setup): item for item in items}
-        try:
-            for future in as_completed(futures):
-                try:
-                    done(futures[future], future.result())
-                except BrokenProcessPool:
-                    broken.append(futures[future])
-                except Exception:  # noqa: BLE001 - the grader failed on this item alone
-                    done(futures[future], None)
-        except BaseException:  # Ctrl-C: stop the workers now, not after their games
-            for process in list(executor._processes.values()):  # no public way before 3.14
-                process.kill()
-            executor.shutdown(wait=False, cancel_futures=True)
-            raise
-    return broken
 
 
 # -- the command -------------------------------------------------------------------------
@@ -223,10 +204,35 @@ def add_parser(
         metavar=f"1..{len(referee.OPENINGS)}",
         help="openings each pair plays, with both colours (%(default)s)",
     )
+    play.add_argument(
+        "--rounds",
+        type=_rounds,
+        default=None,
+        metavar="N",
+        help="play N Swiss-system rounds, each agent against one of about its score, instead "
+        "of every pair (for classes past about 40 agents: ceil(log2 n) + 3 rounds, say)",
+    )
+    play.add_argument(
+        "--load-seconds",
+        type=seconds,
+        default=DEFAULT_LOAD_SECONDS,
+        help="CPU seconds an agent may take to load, each time it starts (%(default)s)",
+    )
     play.add_argument("--workers", type=workers, default=os.cpu_count() or 1, help="processes")
     play.add_argument("--memory", type=memory, default=2048, help="%(default)s MiB per agent")
     play.add_argument("--isolation", choices=("auto", "jail", "process"), default="auto")
     play.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _rounds(text: str) -> int:
+    """argparse's type for --rounds: a whole number of rounds, 1 or more."""
+    try:
+        rounds = int(text)
+    except ValueError:
+        rounds = 0
+    if rounds < 1:
+        raise argparse.ArgumentTypeError(f"a number of rounds, 1 or more, not {text!r}")
+    return rounds
 
 
 def command(args, adopt_orphans: bool = False) -> int:
@@ -267,7 +273,12 @@ def command(args, adopt_orphans: bool = False) -> int:
     scratch_prefix = f"autograder-run-{sandbox.RUN_ID[0]}-"
     try:
         with lock, tempfile.TemporaryDirectory(prefix=scratch_prefix) as tmp:
-            limits = Limits(memory_mb=args.memory, isolation=args.isolation)
+            limits = Limits(
+                memory_mb=args.memory,
+                isolation=args.isolation,
+                load_timeout=2 * args.load_seconds,  # asleep while loading
+                load_cpu_seconds=args.load_seconds,
+            )
             allowance = referee.Allowance(args.move_states, args.seconds)
             setup = Setup(allowance, limits, build_import_view(Path(tmp)))
             return _run(args, entrants, setup, console)
@@ -283,6 +294,9 @@ def command(args, adopt_orphans: bool = False) -> int:
 def _run(args, entrants: list[Entrant], setup: Setup, console: Console) -> int:
     checked: dict[str, Entrant] = {e.name: e for e in entrants if e.reason}
     games: list[PlayedGame] = []
+    played: list[Match] = []
+    unplayed: list[str] = []
+    byes: list[str] = []
     columns = (*Progress.get_default_columns(), MofNCompleteColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("loading agents", total=len(entrants) - len(checked))
@@ -295,23 +309,31 @@ def _run(args, entrants: list[Entrant], setup: Setup, console: Console) -> int:
         pending = [entrant for entrant in entrants if not entrant.reason]
         in_workers(check_entrant, pending, setup, args.workers, loaded)
         openings = referee.OPENINGS[: args.openings]
-        matches = schedule(list(checked.values()), openings)
-        progress.update(
-            task, description="playing games", completed=0, total=len(matches) * 2 * len(openings)
-        )
+        playing = list(checked.values())
+        per_round = len(schedule(playing, openings))
+        if args.rounds is not None:
+            per_round = sum(not e.reason for e in playing) // 2
+        total = per_round * (args.rounds or 1) * 2 * len(openings)
+        progress.update(task, description="playing games", completed=0, total=total)
 
-        def played(match: Match, result: list[PlayedGame] | None) -> None:
+        def finished(match: Match, result: list[PlayedGame] | None) -> None:
             if result is None:  # the grader failed on the match: its games are not counted
                 unplayed.append(f"{match.first.name} – {match.second.name}")
             games.extend(result or ())
             progress.advance(task, 2 * len(openings))
 
-        unplayed: list[str] = []
         try:
-            in_workers(play_match, matches, setup, args.workers, played)
+            for _ in range(args.rounds or 1):
+                if args.rounds is None:
+                    matches = schedule(playing, openings)
+                else:
+                    matches, bye = swiss_round(playing, openings, played, games, byes)
+                    byes += [bye] if bye else []
+                in_workers(play_match, matches, setup, args.workers, finished)
+                played += matches
         finally:
-            settings = _settings_text(args, games, unplayed)
-            table = write_results(args.out, list(checked.values()), games, settings)
+            settings = _settings_text(args, games, unplayed, byes)
+            table = write_results(args.out, playing, games, settings)
     if unplayed:
         console.print(f"[yellow]not played[/yellow]: {terminal.plain_text(', '.join(unplayed))}")
     leader = f"; first: {terminal.plain_text(table[0].name)}" if table else ""
@@ -319,56 +341,20 @@ def _run(args, entrants: list[Entrant], setup: Setup, console: Console) -> int:
     return 0
 
 
-def _settings_text(args, games: Sequence[PlayedGame], unplayed: Sequence[str]) -> str:
+def _settings_text(
+    args, games: Sequence[PlayedGame], unplayed: Sequence[str], byes: Sequence[str]
+) -> str:
+    pairing = "every pair"
+    if args.rounds is not None:
+        pairing = f"{args.rounds} Swiss-system round(s), each agent against one of about its score"
+        if byes:
+            pairing += f" (byes: {', '.join(byes)})"
     text = (
-        f"{len(games)} games, {args.move_states:,} states and {args.seconds:g} s of CPU time "
-        f"per move, {args.openings} opening(s) per pair, "
+        f"{len(games)} games, {pairing}, {args.move_states:,} states and {args.seconds:g} s of "
+        f"CPU time per move, {args.openings} opening(s) per match, "
         "each with both colours. Ratings: openskill's Plackett-Luce model, the games taken in a "
         "fixed order; ranked by rating = mu − 3 sigma."
     )
     if unplayed:
         text += f" Not played (the grader failed on these pairs): {', '.join(unplayed)}."
     return text
-
-
-def write_results(
-    out: Path, entrants: Sequence[Entrant], games: Sequence[PlayedGame], settings: str
-) -> list[Standing]:
-    """Write the leaderboard page, a replay page per game, leaderboard.csv and tournament.json;
-    return the standings."""
-    games = sorted(games, key=game_order)
-    playing = sorted(entrant.name for entrant in entrants if not entrant.reason)
-    absent = sorted((entrant.name, entrant.reason) for entrant in entrants if entrant.reason)
-    table = standings(games, playing)
-    folder = out / "games"
-    shutil.rmtree(folder, ignore_errors=True)  # a previous run's games
-    folder.mkdir(parents=True, exist_ok=True)
-    for number, game in enumerate(games, start=1):
-        page = leaderboard_page.game_html(number, game)
-        (out / leaderboard_page.game_file(number)).write_text(page, encoding="utf-8")
-    files.write_atomically(out / "leaderboard.csv", leaderboard_csv(table, absent))
-    summary = {
-        "settings": settings,
-        "standings": [asdict(row) for row in table],
-        "not_playing": [{"name": name, "reason": reason} for name, reason in absent],
-        "games": [game.to_json() for game in games],
-    }
-    files.write_atomically(out / "tournament.json", json.dumps(summary, indent=1))
-    page = leaderboard_page.leaderboard_html(table, absent, games, settings)
-    files.write_atomically(out / "leaderboard.html", page)
-    return table
-
-
-def leaderboard_csv(table: Sequence[Standing], absent: Sequence[tuple[str, str]]) -> str:
-    """One row per agent, by rank; those not playing last, with the reason."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    buffer.write("rank,agent,rating,mu,sigma,games,wins,draws,losses,forfeits,crashes,status\n")
-    for rank, row in enumerate(table, start=1):
-        rating = [f"{value:.3f}" for value in (row.ordinal, row.mu, row.sigma)]
-        counts = [row.games, row.wins, row.draws, row.losses, row.forfeits, row.crashes]
-        writer.writerow([rank, files.spreadsheet_text(row.name), *rating, *counts, "played"])
-    for name, reason in absent:
-        status = files.spreadsheet_text(f"not playing: {reason}")
-        writer.writerow(["", files.spreadsheet_text(name), *[""] * 9, status])
-    return buffer.getvalue()
