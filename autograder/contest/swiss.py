@@ -55,32 +55,27 @@ def pair_round(
 
 
 def _without_rematches(ranked: list[str], met: set[frozenset[str]]) -> list | None:
-    """Pairs of `ranked` (best first) none of which has met, found depth first; None if there
-    are none or the search took `SEARCH_STEPS` steps."""
-    pairs: list[tuple[str, str]] = []
-    free = list(ranked)
-    steps = [0]
-
-    def place() -> bool:
-        if not free:
-            return True
-        top = free.pop(0)
-        for index, other in enumerate(free):
-            steps[0] += 1
-            if steps[0] > SEARCH_STEPS:
+    """Pairs of `ranked` (best first) none of which has met, found depth first: the best
+    free agent meets the first free one below it that it has not met, and a choice that leaves
+    the rest without such a pairing is undone for the next candidate. None if there is no such
+    pairing, or the search took `SEARCH_STEPS` steps."""
+    free, placed, start, steps = list(ranked), [], 0, 0
+    while free:
+        top, rest = free[0], free[1:]
+        for index in range(start, len(rest)):
+            steps += 1
+            if steps > SEARCH_STEPS:
+                return None
+            if frozenset((top, rest[index])) not in met:
+                placed.append((top, rest[index], index))
+                free, start = rest[:index] + rest[index + 1 :], 0
                 break
-            if frozenset((top, other)) in met:
-                continue
-            free.pop(index)
-            pairs.append((top, other))
-            if place():
-                return True
-            pairs.pop()
-            free.insert(index, other)
-        free.insert(0, top)
-        return False
-
-    return pairs if place() else None
+        else:  # no partner for `top`: undo the last pair, try its next candidate
+            if not placed:
+                return None
+            top, other, index = placed.pop()
+            free, start = [top, *free[:index], other, *free[index:]], index + 1
+    return [(top, other) for top, other, _ in placed]
 
 
 def points(games: Iterable[PlayedGame], byes: Iterable[str], bye_points: float) -> dict:

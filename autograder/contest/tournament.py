@@ -1,34 +1,48 @@
 """`python -m autograder tournament PATH... --out DIR`: play a class's Connect Four agents against
 each other, rate them, and write a leaderboard with a replay of every game.
 
-Every submission that defines `connect_four_agent(game, state, seconds)` plays every other one:
-a *match* is a pair's games, both colours on each opening, played in a worker process that
-starts each of the two agents' sandboxed processes once for the whole match. The results are
-rated with openskill's Plackett-Luce model, the games taken in a fixed order (by pair, opening
-and colour) so that the same results always give the same ratings; the leaderboard ranks by the
+Every submission that defines `connect_four_agent(game, state, seconds)` plays every other one,
+or, with `--rounds N`, N Swiss-system rounds (`swiss.py`: each round pairs the agents by their
+points so far, no pair twice where it can be avoided, a bye for an odd count; about nN/2
+matches instead of n(n-1)/2, for classes past about 40 agents). Every pair is the default: it
+is exact and, up to 40 agents, quick. A *match* is a pair's games, both colours on each
+opening, played in a worker process that starts each of the two agents' sandboxed processes
+once for the whole match; both share the worker's CPU, and the one whose turn it is not is held
+(frozen) before the other's move starts. The results are rated with openskill's Plackett-Luce
+model, the games taken in a fixed order (by pair, opening and colour) so that the same results
+always give the same ratings, whichever games were played; the leaderboard ranks by the
 conservative ordinal mu - 3 sigma.
 
 The moves follow the contest's rules (`referee.py`): each may generate `--move-states` states
 through `game.result` (past them `result` raises `OutOfStates`) and use `--seconds` of CPU time
 in the agent's own processes; the wall clock decides nothing, so the same agents play the same
-games on any machine, however busy.
+games, and the Swiss rounds the same pairs, on any machine, however busy. Each agent pays for
+itself only: its load (at every start) has `--load-seconds` of CPU time, every reply of its
+process is checked, and whatever is wrong with one (a forged or malformed reply, a crash, a
+load past its allowance) loses that agent the game it was moving in, never its opponent's, and
+the match goes on. It cannot read back what it printed (`sandbox/output.py`).
 
-How long it takes. With n agents, k openings and w workers there are n(n-1)/2 pairs and
-games = n(n-1)/2 x 2 colours x k. A game has at most 42 moves, 21 per agent, and an agent that
-spends its whole budget of S states on every move takes about S x 27 microseconds a move
-through the sandbox (`benchmarks/bench_tournament.py`), so at worst
+How long it takes. With n agents, k openings and w workers there are n(n-1)/2 pairs (N Swiss
+rounds: N x floor(n/2) matches) and games = matches x 2 colours x k. A game has at most 42
+moves, 21 per agent, and an agent that spends its whole budget of S states on every move takes
+about S x 27 microseconds a move through the sandbox (measured with the reference agent), so
+at worst
 
     seconds = games x 42 x S x 27e-6 / w      (plus a process start per agent and match)
 
 For 50 agents, 1 opening, S = 500 states and 2 workers: 2,450 x 42 x 0.0135 / 2 = 695 s,
 under 12 minutes; agents that stop searching early (a proven win, a fixed depth) take less.
+Measured in one run on 2 cores (AMD EPYC, shared, load average 5 to 11) with cheap agents
+(depth-2, greedy and random; `benchmarks/bench_tournament.py`): 50 agents, every pair, 2,450
+games in 157 s; 300 agents, 9 Swiss rounds, 2,700 games in 163 s.
 An agent that computes much besides its states can take up to `--seconds` of CPU a move, and
 is stopped there (`opponents.MAX_STOPS` times a match at most). Hence the defaults: one
 opening per pair (`--openings N` plays the first N of `referee.OPENINGS`, N times the games),
 `DEFAULT_STATES` a move, and the grading's CPU time.
 
-A submission that cannot be read, fails to load or lacks the function is listed as not playing,
-with the reason. In a game, a crash or an illegal move loses that game only; a move not
+A submission that cannot be read, fails to load (within its load allowance: twice as many
+wall-clock seconds if it sleeps) or lacks the function is listed as not playing, with the
+reason. In a game, a crash or an illegal move loses that game only; a move not
 returned within its allowance is replaced by the grader's fallback move and noted (a forfeit).
 Written to DIR:
 `leaderboard.html`, `games/NNNNN.html` (a replay per game), `leaderboard.csv` and
@@ -70,6 +84,9 @@ in time."""
 
 DEFAULT_OPENINGS = 1
 """Openings per pair by default, each played with both colours."""
+
+SWISS_FROM = 40
+"""Past this many agents playing every pair, the command suggests Swiss rounds (`--rounds`)."""
 
 DEFAULT_LOAD_SECONDS = 10.0
 """CPU seconds an agent's process may use to load (`--load-seconds`), at each start: past them,
@@ -179,8 +196,9 @@ def add_parser(
         "tournament",
         help="play the Connect Four agents, rank them",
         description=__doc__.split("\n\n")[1],
-        epilog="n agents play n(n-1) x OPENINGS games of at most 42 moves: 50 agents that spend "
-        f"all of {DEFAULT_STATES} states on every move take about 12 minutes on 2 cores.",
+        epilog="n agents play n(n-1) x OPENINGS games of at most 42 moves (N Swiss rounds: about "
+        f"nN x OPENINGS): 50 agents that spend all of {DEFAULT_STATES} states on every move take "
+        "about 12 minutes on 2 cores; 300 cheap agents played 9 Swiss rounds in under 3.",
     )
     play.add_argument("paths", nargs="+", type=Path, help="notebooks, .py files or folders")
     play.add_argument("--out", type=Path, required=True, help="folder for the leaderboard")
@@ -313,6 +331,8 @@ def _run(args, entrants: list[Entrant], setup: Setup, console: Console) -> int:
         per_round = len(schedule(playing, openings))
         if args.rounds is not None:
             per_round = sum(not e.reason for e in playing) // 2
+        else:
+            _suggest_rounds(sum(not e.reason for e in playing), console)
         total = per_round * (args.rounds or 1) * 2 * len(openings)
         progress.update(task, description="playing games", completed=0, total=total)
 
@@ -339,6 +359,16 @@ def _run(args, entrants: list[Entrant], setup: Setup, console: Console) -> int:
     leader = f"; first: {terminal.plain_text(table[0].name)}" if table else ""
     print(f"leaderboard: {args.out / 'leaderboard.html'}{leader}")
     return 0
+
+
+def _suggest_rounds(agents: int, console: Console) -> None:
+    """Say, for a class past `SWISS_FROM` agents playing every pair, what --rounds would do."""
+    if agents > SWISS_FROM:
+        rounds = swiss.rounds_for(agents)
+        console.print(
+            f"{agents} agents play every pair, {agents * (agents - 1) // 2:,} matches: "
+            f"--rounds {rounds} would play {rounds * (agents // 2):,} (Swiss-system)"
+        )
 
 
 def _settings_text(
