@@ -23,7 +23,15 @@ from pathlib import Path
 import pytest
 
 from autograder.contest import swiss, tournament
-from autograder.contest.referee import OPENINGS, Allowance, PlayedGame, Player, play_game
+from autograder.contest.referee import (
+    GAME,
+    OPENINGS,
+    Allowance,
+    Choice,
+    PlayedGame,
+    Player,
+    play_game,
+)
 from autograder.contest.standings import standings
 from autograder.contest.student_agent import StudentAgent
 from autograder.sandbox import Limits, build_import_view
@@ -216,9 +224,9 @@ def test_an_agent_cannot_read_back_what_it_printed(view: Path, isolation: str) -
 def test_a_slow_loader_costs_its_own_games_only(view: Path) -> None:
     """Started again, it computes forever while loading: stopped at its own load allowance of
     CPU time, it loses that game; its opponent loses nothing."""
-    limits = dataclasses.replace(LIMITS, load_cpu_seconds=0.5)
-    games = _match(view, SLOW_RESTART, limits)
-    assert len(games) == 4
+    limits = dataclasses.replace(LIMITS, load_cpu_seconds=1.0)
+    games = _match(view, SLOW_RESTART, limits, openings=1)
+    assert len(games) == 2
     faults = _faults(games, "hostile")
     assert faults and all("CPU time while loading" in fault for fault in faults)
     assert not _faults(games, "honest")
@@ -265,8 +273,6 @@ class _FirstColumn(Player):
     name = "first column"
 
     def choose(self, state, allowance):
-        from autograder.contest.referee import GAME, Choice
-
         return Choice(GAME.actions(state)[0])
 
 
@@ -406,7 +412,7 @@ def swiss_runs(tmp_path_factory) -> list[dict]:
         out = tmp_path_factory.mktemp("swiss-out")
         command = [sys.executable, "-m", "autograder", "tournament", str(folder), "--out",
                    str(out), "--rounds", "3", "--move-states", "200", "--seconds", "0.5",
-                   "--load-seconds", "2", "--workers", "2", "--quiet"]  # fmt: skip
+                   "--load-seconds", "5", "--workers", "2", "--quiet"]  # fmt: skip
         ran = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
         assert ran.returncode == 0, ran.stderr
         runs.append(json.loads((out / "tournament.json").read_text()))
@@ -438,7 +444,9 @@ def test_a_swiss_tournament_plays_its_rounds_without_rematches(swiss_runs: list[
 @pytest.mark.slow
 def test_slow_loaders_do_not_play_and_say_why(swiss_runs: list[dict]) -> None:
     absent = {entry["name"]: entry["reason"] for entry in swiss_runs[0]["not_playing"]}
-    assert "no answer within 4 s (loading)" in absent["sleeper"]
-    assert "more than 2 s of CPU time while loading" in absent["spinner"]
+    assert "no answer within 10 s (loading)" in absent["sleeper"]
+    # Its CPU time, or on a machine so busy that it got less than half a CPU, the wall clock.
+    spun = ("more than 5 s of CPU time while loading", "no answer within 10 s (loading)")
+    assert any(reason in absent["spinner"] for reason in spun), absent["spinner"]
     crashed = [game["ended"] for game in swiss_runs[0]["games"] if "crashed" in game["ended"]]
     assert not crashed
