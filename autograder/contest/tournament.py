@@ -327,12 +327,11 @@ def _run(args, entrants: list[Entrant], setup: Setup, console: Console) -> int:
         pending = [entrant for entrant in entrants if not entrant.reason]
         in_workers(check_entrant, pending, setup, args.workers, loaded)
         openings = referee.OPENINGS[: args.openings]
-        playing = list(checked.values())
-        per_round = len(schedule(playing, openings))
-        if args.rounds is not None:
-            per_round = sum(not e.reason for e in playing) // 2
-        else:
-            _suggest_rounds(sum(not e.reason for e in playing), console)
+        everyone = list(checked.values())
+        count = sum(not entrant.reason for entrant in everyone)
+        if args.rounds is None:
+            _suggest_rounds(count, console)
+        per_round = count // 2 if args.rounds else count * (count - 1) // 2  # matches
         total = per_round * (args.rounds or 1) * 2 * len(openings)
         progress.update(task, description="playing games", completed=0, total=total)
 
@@ -345,15 +344,15 @@ def _run(args, entrants: list[Entrant], setup: Setup, console: Console) -> int:
         try:
             for _ in range(args.rounds or 1):
                 if args.rounds is None:
-                    matches = schedule(playing, openings)
+                    matches = schedule(everyone, openings)
                 else:
-                    matches, bye = swiss_round(playing, openings, played, games, byes)
+                    matches, bye = swiss_round(everyone, openings, played, games, byes)
                     byes += [bye] if bye else []
                 in_workers(play_match, matches, setup, args.workers, finished)
                 played += matches
         finally:
             settings = _settings_text(args, games, unplayed, byes)
-            table = write_results(args.out, playing, games, settings)
+            table = write_results(args.out, everyone, games, settings)
     if unplayed:
         console.print(f"[yellow]not played[/yellow]: {terminal.plain_text(', '.join(unplayed))}")
     leader = f"; first: {terminal.plain_text(table[0].name)}" if table else ""
