@@ -2,7 +2,8 @@
 
 The submission's stdout and stderr are the write end of a pipe, made afresh at every start; a
 thread of the grader reads the other end into a file without a name in the grader's scratch
-folder, keeping the first `limit` bytes. The submission holds no descriptor of that file, so it
+folder, keeping the first `limit` bytes; past them the pipe is closed, and a print fails, as a
+write past the file-size limit does. The submission holds no descriptor of that file, so it
 cannot read back what it printed (through fd 1, or by opening /proc/self/fd/1) before a restart
 to learn what happened to it, or to forge a reply from it: a pipe opened again for reading
 gives at most what it has just printed and the grader has not read yet.
@@ -56,14 +57,14 @@ class Output:
                     return True
                 except OSError:
                     chunk = b""
-                if not chunk:
-                    self._pipes.remove(read_end)
-                    os.close(read_end)
-                    return False
                 kept = chunk[: max(0, self.limit - self._size)]
                 if kept and self._file is not None:
                     os.pwrite(self._file.fileno(), kept, self._size)
                     self._size += len(kept)
+                if not chunk or self._size >= self.limit:  # full: its next print fails (EPIPE)
+                    self._pipes.remove(read_end)
+                    os.close(read_end)
+                    return False
 
     def text(self, limit: int) -> str:
         """The first `limit` bytes printed so far, as text, what is still in the pipes included."""
