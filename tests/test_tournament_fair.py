@@ -34,7 +34,8 @@ from autograder.contest.referee import (
 )
 from autograder.contest.standings import standings
 from autograder.contest.student_agent import StudentAgent
-from autograder.sandbox import Limits, build_import_view
+from autograder.sandbox import Limits, SandboxError, build_import_view
+from autograder.sandbox.wire import loaded_report
 from games.connect_four import ConnectFour
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -188,6 +189,38 @@ def test_a_forged_load_reply_is_the_senders_crash_and_the_match_goes_on(view: Pa
     faults = _faults(games, "hostile")
     assert faults and all("reply that is not the load's" in fault for fault in faults)
     assert not _faults(games, "honest")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"op": "return", "value": 4},
+        {"op": "loaded", "cells": 5, "functions": ["connect_four_agent"]},
+        {"op": "loaded", "cells": [], "functions": "connect_four_agent"},
+        {"op": "loaded", "cells": [], "functions": [["connect_four_agent"]]},
+        {"op": "loaded", "cells": [{"cell": 1}], "functions": []},
+        {
+            "op": "loaded",
+            "cells": [{"cell": "1", "kind": "syntax", "line": 1, "error": ""}],
+            "functions": [],
+        },  # fmt: skip
+        {"op": "loaded", "functions": []},
+    ],
+)
+def test_a_load_reply_of_another_kind_or_shape_is_refused(reply: dict) -> None:
+    with pytest.raises(SandboxError, match="not the load's"):
+        loaded_report(reply, ["connect_four_agent"])
+
+
+def test_the_runners_load_reply_is_read() -> None:
+    error = {"cell": 2, "kind": "exception", "line": None, "error": "ValueError: x"}
+    reply = {"op": "loaded", "cells": [error], "functions": ["connect_four_agent", "helper"]}
+    report = loaded_report(reply, ["connect_four_agent"])
+    assert (report.status, report.cell_errors, report.functions) == (
+        "loaded",
+        [error],
+        ["connect_four_agent"],
+    )
 
 
 def test_garbage_and_replies_of_another_request_lose_the_senders_game_only(view: Path) -> None:

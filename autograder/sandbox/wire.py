@@ -155,10 +155,22 @@ def loaded_report(reply: dict, wanted: list[str]) -> LoadReport:
     shaped = (
         reply.get("op") == "loaded"
         and type(cells) is list
-        and all(type(cell) is dict for cell in cells)
+        and all(_cell_error(cell) for cell in cells)
         and type(functions) is list
         and all(type(name) is str for name in functions)
     )
     if not shaped:
         raise SandboxError("crashed", "the submission sent a reply that is not the load's")
     return LoadReport("loaded", cells[:50], [name for name in functions if name in wanted])
+
+
+def _cell_error(error: object) -> bool:
+    """Whether `error` has the shape of runner.py's report of a failing cell."""
+    return (
+        type(error) is dict
+        and set(error) == {"cell", "kind", "line", "error"}
+        and type(error["cell"]) is int
+        and error["kind"] in ("syntax", "exception")
+        and (error["line"] is None or type(error["line"]) is int)
+        and type(error["error"]) is str
+    )
