@@ -66,7 +66,7 @@ def _until_held(freezer: Path | None, pid: int) -> None:
             return  # gone, or no /proc: nothing left to wait for
         if held:
             return
-        time.sleep(0)  # let the kernel finish the freeze
+        time.sleep(0.0001)  # let the kernel finish the freeze (and the agent reach it)
 
 
 def _task_state(task: os.DirEntry) -> str:
