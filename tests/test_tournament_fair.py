@@ -297,9 +297,8 @@ def test_both_agents_share_the_cpu_and_are_held_before_the_other_moves(
             agent.close()
     assert len(checked) > 10
     assert all(held for held, _, _ in checked)
-    assert all(mine == theirs for _, mine, theirs in checked[1:])
-    if agents[0].process._pinned is not None:  # unless every CPU was claimed by other runs
-        assert all(len(mine) == 1 for _, mine, _ in checked[1:])
+    if agents[0].process._pinned is not None:  # unless other runs on this machine held every CPU
+        assert all(mine == theirs and len(mine) == 1 for _, mine, theirs in checked[1:])
 
 
 class _FirstColumn(Player):
