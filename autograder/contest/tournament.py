@@ -32,9 +32,10 @@ at worst
 
 For 50 agents, 1 opening, S = 500 states and 2 workers: 2,450 x 42 x 0.0135 / 2 = 695 s,
 under 12 minutes; agents that stop searching early (a proven win, a fixed depth) take less.
-Measured in one run on 2 cores (AMD EPYC, shared, load average 5 to 11) with cheap agents
+Measured in one run on 2 cores (AMD EPYC, shared, load average 7 to 16) with cheap agents
 (depth-2, greedy and random; `benchmarks/bench_tournament.py`): 50 agents, every pair, 2,450
-games in 157 s; 300 agents, 9 Swiss rounds, 2,700 games in 163 s.
+games in 117 s; 300 agents, 9 Swiss rounds, 2,700 games in 136 s (157 s and 163 s in an
+earlier run).
 An agent that computes much besides its states can take up to `--seconds` of CPU a move, and
 is stopped there (`opponents.MAX_STOPS` times a match at most). Hence the defaults: one
 opening per pair (`--openings N` plays the first N of `referee.OPENINGS`, N times the games),
