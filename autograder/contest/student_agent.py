@@ -40,6 +40,11 @@ class StudentAgent(Agent):
     stopped or dead process is started again for the next move, at most `MAX_RESTARTS` times,
     and its `random` seeded again from the game's seed. `load_error` says why the agent cannot
     play at all ("" when it can).
+
+    Everything its process sends is checked (`StudentProcess` takes only the reply the protocol
+    expects, of the right shape); whatever the grader cannot make sense of is this agent's
+    crash, on its own move: it loses that game, its process is started again for the next one,
+    and the match goes on.
     """
 
     def __init__(self, name: str, cells: list, view: Path, limits: Limits) -> None:
@@ -67,15 +72,22 @@ class StudentAgent(Agent):
         self.seeded = False  # a fresh process draws this game's random numbers from the start
 
     def play(self, state: ConnectFourState, allowance: Allowance) -> Choice:
-        if self.load_error:
-            return Choice(None, 0, "crashed", self.load_error)
-        if not self.process.alive:
+        try:
+            return self._move(state, allowance)
+        except Exception as error:  # noqa: BLE001 - what its process sent: its crash, not ours
+            self.process.stop()
+            why = f"the grader could not read its reply ({type(error).__name__}: {error})"
+            return Choice(None, 0, "crashed", why[:2000])
+
+    def _move(self, state: ConnectFourState, allowance: Allowance) -> Choice:
+        if self.load_report is None or not self.process.alive:  # a failed load is retried too
             if self.restarts >= MAX_RESTARTS:
                 why = f"not played: its process was started again {MAX_RESTARTS} times already"
                 return Choice(None, 0, "crashed", why)
             self._start()
-            if self.load_error:
-                return Choice(None, 0, "crashed", f"after a restart, {self.load_error}")
+        if self.load_error:
+            again = "after a restart, " if self.restarts else ""
+            return Choice(None, 0, "crashed", again + self.load_error)
         self.process.resume()
         try:
             called = self.process.call(

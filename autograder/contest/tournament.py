@@ -1,34 +1,49 @@
 """`python -m autograder tournament PATH... --out DIR`: play a class's Connect Four agents against
 each other, rate them, and write a leaderboard with a replay of every game.
 
-Every submission that defines `connect_four_agent(game, state, seconds)` plays every other one:
-a *match* is a pair's games, both colours on each opening, played in a worker process that
-starts each of the two agents' sandboxed processes once for the whole match. The results are
-rated with openskill's Plackett-Luce model, the games taken in a fixed order (by pair, opening
-and colour) so that the same results always give the same ratings; the leaderboard ranks by the
+Every submission that defines `connect_four_agent(game, state, seconds)` plays every other one,
+or, with `--rounds N`, N Swiss-system rounds (`swiss.py`: each round pairs the agents by their
+points so far, no pair twice where it can be avoided, a bye for an odd count; about nN/2
+matches instead of n(n-1)/2, for classes past about 40 agents). Every pair is the default: it
+is exact and, up to 40 agents, quick. A *match* is a pair's games, both colours on each
+opening, played in a worker process that starts each of the two agents' sandboxed processes
+once for the whole match; both share the worker's CPU, and the one whose turn it is not is held
+(frozen) before the other's move starts. The results are rated with openskill's Plackett-Luce
+model, the games taken in a fixed order (by pair, opening and colour) so that the same results
+always give the same ratings, whichever games were played; the leaderboard ranks by the
 conservative ordinal mu - 3 sigma.
 
 The moves follow the contest's rules (`referee.py`): each may generate `--move-states` states
 through `game.result` (past them `result` raises `OutOfStates`) and use `--seconds` of CPU time
 in the agent's own processes; the wall clock decides nothing, so the same agents play the same
-games on any machine, however busy.
+games, and the Swiss rounds the same pairs, on any machine, however busy. Each agent pays for
+itself only: its load (at every start) has `--load-seconds` of CPU time, every reply of its
+process is checked, and whatever is wrong with one (a forged or malformed reply, a crash, a
+load past its allowance) loses that agent the game it was moving in, never its opponent's, and
+the match goes on. It cannot read back what it printed (`sandbox/output.py`).
 
-How long it takes. With n agents, k openings and w workers there are n(n-1)/2 pairs and
-games = n(n-1)/2 x 2 colours x k. A game has at most 42 moves, 21 per agent, and an agent that
-spends its whole budget of S states on every move takes about S x 27 microseconds a move
-through the sandbox (`benchmarks/bench_tournament.py`), so at worst
+How long it takes. With n agents, k openings and w workers there are n(n-1)/2 pairs (N Swiss
+rounds: N x floor(n/2) matches) and games = matches x 2 colours x k. A game has at most 42
+moves, 21 per agent, and an agent that spends its whole budget of S states on every move takes
+about S x 27 microseconds a move through the sandbox (measured with the reference agent), so
+at worst
 
     seconds = games x 42 x S x 27e-6 / w      (plus a process start per agent and match)
 
 For 50 agents, 1 opening, S = 500 states and 2 workers: 2,450 x 42 x 0.0135 / 2 = 695 s,
 under 12 minutes; agents that stop searching early (a proven win, a fixed depth) take less.
+Measured in one run on 2 cores (AMD EPYC, shared, load average 7 to 16) with cheap agents
+(depth-2, greedy and random; `benchmarks/bench_tournament.py`): 50 agents, every pair, 2,450
+games in 117 s; 300 agents, 9 Swiss rounds, 2,700 games in 136 s (157 s and 163 s in an
+earlier run).
 An agent that computes much besides its states can take up to `--seconds` of CPU a move, and
 is stopped there (`opponents.MAX_STOPS` times a match at most). Hence the defaults: one
 opening per pair (`--openings N` plays the first N of `referee.OPENINGS`, N times the games),
 `DEFAULT_STATES` a move, and the grading's CPU time.
 
-A submission that cannot be read, fails to load or lacks the function is listed as not playing,
-with the reason. In a game, a crash or an illegal move loses that game only; a move not
+A submission that cannot be read, fails to load (within its load allowance: twice as many
+wall-clock seconds if it sleeps) or lacks the function is listed as not playing, with the
+reason. In a game, a crash or an illegal move loses that game only; a move not
 returned within its allowance is replaced by the grader's fallback move and noted (a forfeit).
 Written to DIR:
 `leaderboard.html`, `games/NNNNN.html` (a replay per game), `leaderboard.csv` and
@@ -37,30 +52,24 @@ Written to DIR:
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import multiprocessing
+import argparse
 import os
-import shutil
 import signal
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
 from rich.progress import MofNCompleteColumn, Progress
 
 from autograder import sandbox
-from autograder.contest import leaderboard_page, referee
+from autograder.contest import referee, swiss
 from autograder.contest.referee import PlayedGame
-from autograder.contest.standings import Standing, game_order, standings
 from autograder.contest.student_agent import StudentAgent
-from autograder.grading import pool
+from autograder.contest.tournament_files import leaderboard_csv, write_results  # noqa: F401
+from autograder.contest.workers import in_workers
 from autograder.grading.load import discover, load, unpacking
 from autograder.grading.outcomes import Terminated, refused, terminated
 from autograder.reports import files, terminal
@@ -76,6 +85,15 @@ in time."""
 
 DEFAULT_OPENINGS = 1
 """Openings per pair by default, each played with both colours."""
+
+SWISS_FROM = 40
+"""Past this many agents playing every pair, the command suggests Swiss rounds (`--rounds`)."""
+
+DEFAULT_LOAD_SECONDS = 10.0
+"""CPU seconds an agent's process may use to load (`--load-seconds`), at each start: past them,
+or past twice as many wall-clock seconds (asleep), it is stopped. At the check before the games
+the agent is then listed as not playing, with the reason; in a match (a restart), it loses that
+game. Either way only its own games pay for it."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +133,22 @@ def schedule(entrants: Sequence[Entrant], openings: Sequence[str]) -> list[Match
     ]
 
 
+def swiss_round(
+    entrants: Sequence[Entrant],
+    openings: Sequence[str],
+    matches: Sequence[Match],
+    games: Sequence[PlayedGame],
+    byes: Sequence[str],
+) -> tuple[list[Match], str | None]:
+    """The next Swiss round's matches (see `swiss.py`) after `matches` were played, with
+    `games` and `byes`, and the playing entrant that sits it out (None for an even number)."""
+    playing = {entrant.name: entrant for entrant in entrants if not entrant.reason}
+    met = [frozenset((match.first.name, match.second.name)) for match in matches]
+    scores = swiss.points(games, byes, bye_points=2.0 * len(openings))
+    pairs, bye = swiss.pair_round(sorted(playing), scores, met, byes)
+    return [Match(playing[a], playing[b], tuple(openings)) for a, b in pairs], bye
+
+
 # -- running: in forked workers ----------------------------------------------------------
 
 
@@ -147,43 +181,8 @@ def play_match(match: Match, setup: Setup) -> list[PlayedGame]:
             for first, second in (agents, agents[::-1])
         ]
     finally:
-        for agent in agents:
+        for agent in reversed(agents):  # the first one's CPU claim, which both share, last
             agent.close()
-
-
-def in_workers(work: Callable, items: Sequence, setup: Setup, workers: int, done: Callable):
-    """Run `work(item, setup)` for each item in `workers` forked processes, calling `done(item,
-    result)` here as each ends. An item whose worker died (its agent killed its parent, without
-    the jail) is run again alone; `done(item, None)` if that worker dies too, or if `work`
-    raised (the grader's failure, which stops only that item)."""
-    for item in _run_pool(work, items, setup, workers, done):
-        if _run_pool(work, [item], setup, 1, done):
-            done(item, None)
-
-
-def _run_pool(work: Callable, items: Sequence, setup: Setup, workers: int, done: Callable):
-    """Run `items` in a fresh pool (as `pool.grade_in_workers` does); return those whose
-    worker died before finishing them."""
-    context = multiprocessing.get_context("fork")
-    broken = []
-    with ProcessPoolExecutor(
-        workers, mp_context=context, initializer=pool._worker_starts
-    ) as executor:
-        futures = {executor.submit(work, item, setup): item for item in items}
-        try:
-            for future in as_completed(futures):
-                try:
-                    done(futures[future], future.result())
-                except BrokenProcessPool:
-                    broken.append(futures[future])
-                except Exception:  # noqa: BLE001 - the grader failed on this item alone
-                    done(futures[future], None)
-        except BaseException:  # Ctrl-C: stop the workers now, not after their games
-            for process in list(executor._processes.values()):  # no public way before 3.14
-                process.kill()
-            executor.shutdown(wait=False, cancel_futures=True)
-            raise
-    return broken
 
 
 # -- the command -------------------------------------------------------------------------
@@ -198,8 +197,9 @@ def add_parser(
         "tournament",
         help="play the Connect Four agents, rank them",
         description=__doc__.split("\n\n")[1],
-        epilog="n agents play n(n-1) x OPENINGS games of at most 42 moves: 50 agents that spend "
-        f"all of {DEFAULT_STATES} states on every move take about 12 minutes on 2 cores.",
+        epilog="n agents play n(n-1) x OPENINGS games of at most 42 moves (N Swiss rounds: about "
+        f"nN x OPENINGS): 50 agents that spend all of {DEFAULT_STATES} states on every move take "
+        "about 12 minutes on 2 cores; 300 cheap agents played 9 Swiss rounds in under 3.",
     )
     play.add_argument("paths", nargs="+", type=Path, help="notebooks, .py files or folders")
     play.add_argument("--out", type=Path, required=True, help="folder for the leaderboard")
@@ -223,10 +223,35 @@ def add_parser(
         metavar=f"1..{len(referee.OPENINGS)}",
         help="openings each pair plays, with both colours (%(default)s)",
     )
+    play.add_argument(
+        "--rounds",
+        type=_rounds,
+        default=None,
+        metavar="N",
+        help="play N Swiss-system rounds, each agent against one of about its score, instead "
+        "of every pair (for classes past about 40 agents: ceil(log2 n) + 3 rounds, say)",
+    )
+    play.add_argument(
+        "--load-seconds",
+        type=seconds,
+        default=DEFAULT_LOAD_SECONDS,
+        help="CPU seconds an agent may take to load, each time it starts (%(default)s)",
+    )
     play.add_argument("--workers", type=workers, default=os.cpu_count() or 1, help="processes")
     play.add_argument("--memory", type=memory, default=2048, help="%(default)s MiB per agent")
     play.add_argument("--isolation", choices=("auto", "jail", "process"), default="auto")
     play.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _rounds(text: str) -> int:
+    """argparse's type for --rounds: a whole number of rounds, 1 or more."""
+    try:
+        rounds = int(text)
+    except ValueError:
+        rounds = 0
+    if rounds < 1:
+        raise argparse.ArgumentTypeError(f"a number of rounds, 1 or more, not {text!r}")
+    return rounds
 
 
 def command(args, adopt_orphans: bool = False) -> int:
@@ -267,7 +292,12 @@ def command(args, adopt_orphans: bool = False) -> int:
     scratch_prefix = f"autograder-run-{sandbox.RUN_ID[0]}-"
     try:
         with lock, tempfile.TemporaryDirectory(prefix=scratch_prefix) as tmp:
-            limits = Limits(memory_mb=args.memory, isolation=args.isolation)
+            limits = Limits(
+                memory_mb=args.memory,
+                isolation=args.isolation,
+                load_timeout=2 * args.load_seconds,  # asleep while loading
+                load_cpu_seconds=args.load_seconds,
+            )
             allowance = referee.Allowance(args.move_states, args.seconds)
             setup = Setup(allowance, limits, build_import_view(Path(tmp)))
             return _run(args, entrants, setup, console)
@@ -283,6 +313,9 @@ def command(args, adopt_orphans: bool = False) -> int:
 def _run(args, entrants: list[Entrant], setup: Setup, console: Console) -> int:
     checked: dict[str, Entrant] = {e.name: e for e in entrants if e.reason}
     games: list[PlayedGame] = []
+    played: list[Match] = []
+    unplayed: list[str] = []
+    byes: list[str] = []
     columns = (*Progress.get_default_columns(), MofNCompleteColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("loading agents", total=len(entrants) - len(checked))
@@ -295,23 +328,32 @@ def _run(args, entrants: list[Entrant], setup: Setup, console: Console) -> int:
         pending = [entrant for entrant in entrants if not entrant.reason]
         in_workers(check_entrant, pending, setup, args.workers, loaded)
         openings = referee.OPENINGS[: args.openings]
-        matches = schedule(list(checked.values()), openings)
-        progress.update(
-            task, description="playing games", completed=0, total=len(matches) * 2 * len(openings)
-        )
+        everyone = list(checked.values())
+        count = sum(not entrant.reason for entrant in everyone)
+        if args.rounds is None:
+            _suggest_rounds(count, console)
+        per_round = count // 2 if args.rounds else count * (count - 1) // 2  # matches
+        total = per_round * (args.rounds or 1) * 2 * len(openings)
+        progress.update(task, description="playing games", completed=0, total=total)
 
-        def played(match: Match, result: list[PlayedGame] | None) -> None:
+        def finished(match: Match, result: list[PlayedGame] | None) -> None:
             if result is None:  # the grader failed on the match: its games are not counted
                 unplayed.append(f"{match.first.name} – {match.second.name}")
             games.extend(result or ())
             progress.advance(task, 2 * len(openings))
 
-        unplayed: list[str] = []
         try:
-            in_workers(play_match, matches, setup, args.workers, played)
+            for _ in range(args.rounds or 1):
+                if args.rounds is None:
+                    matches = schedule(everyone, openings)
+                else:
+                    matches, bye = swiss_round(everyone, openings, played, games, byes)
+                    byes += [bye] if bye else []
+                in_workers(play_match, matches, setup, args.workers, finished)
+                played += matches
         finally:
-            settings = _settings_text(args, games, unplayed)
-            table = write_results(args.out, list(checked.values()), games, settings)
+            settings = _settings_text(args, games, unplayed, byes)
+            table = write_results(args.out, everyone, games, settings)
     if unplayed:
         console.print(f"[yellow]not played[/yellow]: {terminal.plain_text(', '.join(unplayed))}")
     leader = f"; first: {terminal.plain_text(table[0].name)}" if table else ""
@@ -319,56 +361,30 @@ def _run(args, entrants: list[Entrant], setup: Setup, console: Console) -> int:
     return 0
 
 
-def _settings_text(args, games: Sequence[PlayedGame], unplayed: Sequence[str]) -> str:
+def _suggest_rounds(agents: int, console: Console) -> None:
+    """Say, for a class past `SWISS_FROM` agents playing every pair, what --rounds would do."""
+    if agents > SWISS_FROM:
+        rounds = swiss.rounds_for(agents)
+        console.print(
+            f"{agents} agents play every pair, {agents * (agents - 1) // 2:,} matches: "
+            f"--rounds {rounds} would play {rounds * (agents // 2):,} (Swiss-system)"
+        )
+
+
+def _settings_text(
+    args, games: Sequence[PlayedGame], unplayed: Sequence[str], byes: Sequence[str]
+) -> str:
+    pairing = "every pair"
+    if args.rounds is not None:
+        pairing = f"{args.rounds} Swiss-system round(s), each agent against one of about its score"
+        if byes:
+            pairing += f" (byes: {', '.join(byes)})"
     text = (
-        f"{len(games)} games, {args.move_states:,} states and {args.seconds:g} s of CPU time "
-        f"per move, {args.openings} opening(s) per pair, "
+        f"{len(games)} games, {pairing}, {args.move_states:,} states and {args.seconds:g} s of "
+        f"CPU time per move, {args.openings} opening(s) per match, "
         "each with both colours. Ratings: openskill's Plackett-Luce model, the games taken in a "
         "fixed order; ranked by rating = mu − 3 sigma."
     )
     if unplayed:
         text += f" Not played (the grader failed on these pairs): {', '.join(unplayed)}."
     return text
-
-
-def write_results(
-    out: Path, entrants: Sequence[Entrant], games: Sequence[PlayedGame], settings: str
-) -> list[Standing]:
-    """Write the leaderboard page, a replay page per game, leaderboard.csv and tournament.json;
-    return the standings."""
-    games = sorted(games, key=game_order)
-    playing = sorted(entrant.name for entrant in entrants if not entrant.reason)
-    absent = sorted((entrant.name, entrant.reason) for entrant in entrants if entrant.reason)
-    table = standings(games, playing)
-    folder = out / "games"
-    shutil.rmtree(folder, ignore_errors=True)  # a previous run's games
-    folder.mkdir(parents=True, exist_ok=True)
-    for number, game in enumerate(games, start=1):
-        page = leaderboard_page.game_html(number, game)
-        (out / leaderboard_page.game_file(number)).write_text(page, encoding="utf-8")
-    files.write_atomically(out / "leaderboard.csv", leaderboard_csv(table, absent))
-    summary = {
-        "settings": settings,
-        "standings": [asdict(row) for row in table],
-        "not_playing": [{"name": name, "reason": reason} for name, reason in absent],
-        "games": [game.to_json() for game in games],
-    }
-    files.write_atomically(out / "tournament.json", json.dumps(summary, indent=1))
-    page = leaderboard_page.leaderboard_html(table, absent, games, settings)
-    files.write_atomically(out / "leaderboard.html", page)
-    return table
-
-
-def leaderboard_csv(table: Sequence[Standing], absent: Sequence[tuple[str, str]]) -> str:
-    """One row per agent, by rank; those not playing last, with the reason."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    buffer.write("rank,agent,rating,mu,sigma,games,wins,draws,losses,forfeits,crashes,status\n")
-    for rank, row in enumerate(table, start=1):
-        rating = [f"{value:.3f}" for value in (row.ordinal, row.mu, row.sigma)]
-        counts = [row.games, row.wins, row.draws, row.losses, row.forfeits, row.crashes]
-        writer.writerow([rank, files.spreadsheet_text(row.name), *rating, *counts, "played"])
-    for name, reason in absent:
-        status = files.spreadsheet_text(f"not playing: {reason}")
-        writer.writerow(["", files.spreadsheet_text(name), *[""] * 9, status])
-    return buffer.getvalue()

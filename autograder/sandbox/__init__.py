@@ -2,10 +2,11 @@
 
 One job per module: `limits` (what a submission may use, the records of its calls), `view`
 (what it may import), `jailing` (the jail and its cgroups), `reaping` (nothing outlives a run),
-`pinning` (a CPU per call), `wire` (the protocol with runner.py), `tokens` (states served as
-tokens, one per position for a whole run), `zygote_client` (forking jailed submissions),
-`process` (a running submission) and `bounded` (the grader's own code run on a submission's
-content in a capped child).
+`pinning` (a CPU per call), `holding` (a contest agent held between its moves), `output` (what
+a submission prints), `wire` (the protocol with runner.py), `tokens` (states served as tokens,
+one per position for a whole run), `zygote_client` (forking jailed submissions), `process` (a
+running submission) and `bounded` (the grader's own code run on a submission's content in a
+capped child).
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ class Limits:
 
     timeout: float = 10.0
     load_timeout: float = 30.0
+    load_cpu_seconds: float | None = None  # CPU seconds of the submission's processes a load
+    # may use (None: not counted); the contest's agents have such a cap, graded calls do not
     budget: float = (
         120.0  # wall-clock seconds for all of a submission's calls; a third per function
     )

@@ -7,7 +7,7 @@ import os
 import socket
 
 
-def _pin_to_a_free_cpu() -> tuple[int, set[int], socket.socket] | None:
+def _pin_to_a_free_cpu() -> tuple[int, set[int], socket.socket | None] | None:
     """Pin the calling thread to a CPU that no other grading holds; None if none is free.
 
     A call is a ping-pong: the grader waits while the student searches, the student waits while
@@ -19,12 +19,19 @@ def _pin_to_a_free_cpu() -> tuple[int, set[int], socket.socket] | None:
     other threads or worker processes, claim other CPUs; when every CPU is claimed, or affinity
     cannot be set (not Linux), both run where the scheduler puts them.
 
-    Returns the CPU, and what `_unpin` needs: the CPUs the thread may use again, the claim.
+    A thread already pinned to one CPU (a contest match's first agent claimed it) keeps it
+    without a claim: both agents of a match and the grader serving them share one CPU, as they
+    share the turn, and the second agent never takes a CPU another worker claimed.
+
+    Returns the CPU, and what `_unpin` needs: the CPUs the thread may use again, the claim
+    (None when the CPU was already the thread's: `_unpin` then leaves the thread as it is).
     """
     try:
         allowed = os.sched_getaffinity(0)
     except (AttributeError, OSError):
         return None
+    if len(allowed) == 1:
+        return next(iter(allowed)), allowed, None
     claim = _claim_a_cpu(sorted(allowed)) if len(allowed) > 1 else None
     if claim is None:
         return None
@@ -37,8 +44,8 @@ def _pin_to_a_free_cpu() -> tuple[int, set[int], socket.socket] | None:
     return cpu, allowed, held
 
 
-def _unpin(pinned: tuple[int, set[int], socket.socket] | None) -> None:
-    if pinned is not None:
+def _unpin(pinned: tuple[int, set[int], socket.socket | None] | None) -> None:
+    if pinned is not None and pinned[2] is not None:
         _, allowed, held = pinned
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, allowed)

@@ -139,7 +139,10 @@ class PipeEnds:
         if now >= self._cpu_check_at:
             meter, stop_at, seconds = cap
             if meter() >= stop_at:
-                raise SandboxError("timeout", f"it used more than {seconds:g} s of CPU time")
+                during = " while loading" if waiting_for == "loading" else ""
+                raise SandboxError(
+                    "timeout", f"it used more than {seconds:g} s of CPU time{during}"
+                )
             self._cpu_check_at = now + CHECK_EVERY
         return min(deadline, self._cpu_check_at)
 

@@ -12,7 +12,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from autograder.sandbox.holding import Holding
 from autograder.sandbox.jailing import jail_config, make_cgroups, remove_cgroups, use_jail
@@ -24,6 +24,7 @@ from autograder.sandbox.limits import (
     _limiting_code,
     _resource_limits,
 )
+from autograder.sandbox.output import Output
 from autograder.sandbox.pinning import _pin_to_a_free_cpu, _unpin
 from autograder.sandbox.pipe import PipeEnds
 from autograder.sandbox.reaping import _ACTIVE, _ACTIVE_LOCK, kill_marked, reap_orphans
@@ -40,6 +41,7 @@ from autograder.sandbox.wire import (
     _child,
     _info,
     _json_message,
+    loaded_report,
     positions_named,
 )
 from autograder.sandbox.zygote_client import Zygote
@@ -61,10 +63,10 @@ class StudentProcess(PipeEnds, Holding):
         self.job = os.urandom(12).hex()
         self.cgroups: list[str] = []
         self.jailed = False
-        self._pinned: tuple[int, set[int], socket.socket] | None = None
+        self._pinned: tuple[int, set[int], socket.socket | None] | None = None
         self._write_fd: int | None = None
         self._read_fd: int | None = None
-        self._output: BinaryIO | None = None  # what the submission prints: see `start`
+        self._output: Output | None = None  # what the submission prints: see `start`
         self.paused = False
         self.tokens = Tokens()  # one token per position for the process's whole life
 
@@ -77,13 +79,10 @@ class StudentProcess(PipeEnds, Holding):
         to_child_read, to_child_write = os.pipe()
         from_child_read, from_child_write = os.pipe()
         if self._output is None:  # kept until close(): a restarted process prints after it
-            # A file without a name, in the grader's scratch folder: the grader never opens a
-            # name in the working folder, which may be the submission's (a link there would make
-            # root read or append to what it points at). The child prints to this descriptor;
-            # `output` reads it back through the same one.
-            scratch = self.view.parent
-            self._output = tempfile.TemporaryFile(dir=scratch)  # noqa: SIM115 - closed in close()
-        output = self._output
+            # In the grader's scratch folder, never in the working folder, which may be the
+            # submission's (a link there would make root read or append to what it points at).
+            self._output = Output(self.view.parent, self.limits.output_kb * 1024)
+        output = self._output.pipe()  # the child's stdout: write-only, read by the grader
         if self._pinned is None:  # kept until close(), through restarts
             self._pinned = _pin_to_a_free_cpu()
         try:
@@ -102,28 +101,29 @@ class StudentProcess(PipeEnds, Holding):
                         "limits": _resource_limits(self.limits),
                         "cpu": None if self._pinned is None else self._pinned[0],
                     },
-                    [to_child_read, from_child_write, output.fileno()],
+                    [to_child_read, from_child_write, output],
                 )
             if self.process is None:
                 self.process = self._start_interpreter(
                     config, [to_child_read, from_child_write], output
                 )
         finally:
-            os.close(to_child_read)
-            os.close(from_child_write)
+            for fd in (to_child_read, from_child_write, output):
+                os.close(fd)
         self._write_fd, self._read_fd = to_child_write, from_child_read
         self._buffer = b""
+        self._watch_cpu(self.limits.load_cpu_seconds)  # the load is the submission's own time
         try:
             self._send({"op": "load", "cells": self.cells, "wanted": self.wanted})
             reply = self._receive(time.monotonic() + self.limits.load_timeout, "loading")
+            report = loaded_report(reply, self.wanted)
         except SandboxError as error:
+            report = LoadReport(status=error.status, error=str(error))
+        finally:
+            self._cpu_cap = None
+        if report.status != "loaded":
             self.stop()
-            return LoadReport(status=error.status, error=str(error))
-        if reply.get("op") != "loaded":
-            self.stop()
-            return LoadReport(status="crashed", error="the submission answered out of turn")
-        functions = [name for name in reply.get("functions", []) if name in self.wanted]
-        return LoadReport("loaded", list(reply.get("cells", []))[:50], functions)
+        return report
 
     def _start_interpreter(self, config: dict | None, fds: list[int], output) -> subprocess.Popen:
         """Start the submission's process as a fresh interpreter: without the jail, or if the
@@ -218,12 +218,7 @@ class StudentProcess(PipeEnds, Holding):
 
     def output(self, limit: int = 4000) -> str:
         """The first `limit` bytes the submission printed, as text ("" once closed)."""
-        if self._output is None:
-            return ""
-        try:
-            return os.pread(self._output.fileno(), limit, 0).decode("utf-8", "replace")
-        except OSError:
-            return ""
+        return "" if self._output is None else self._output.text(limit)
 
     # -- calls --------------------------------------------------------------------------
 

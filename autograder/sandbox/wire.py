@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
-from autograder.sandbox.limits import SandboxError
+from autograder.sandbox.limits import LoadReport, SandboxError
 from games.chance import ChanceTree
 from games.connect_four import ConnectFour
 from games.multiplayer import MultiplayerGame, MultiplayerTree
@@ -147,3 +147,31 @@ def _json_message(payload: bytes) -> dict:
     if not isinstance(message, dict):
         raise SandboxError("crashed", "the submission sent a malformed message")
     return message
+
+
+def loaded_report(reply: dict, wanted: list[str]) -> LoadReport:
+    """The LoadReport of the student's reply to "load", checked as every reply is: a reply
+    of another kind, or of the wrong shape (a forged one), raises SandboxError("crashed")."""
+    cells, functions = reply.get("cells"), reply.get("functions")
+    shaped = (
+        reply.get("op") == "loaded"
+        and type(cells) is list
+        and all(_cell_error(cell) for cell in cells)
+        and type(functions) is list
+        and all(type(name) is str for name in functions)
+    )
+    if not shaped:
+        raise SandboxError("crashed", "the submission sent a reply that is not the load's")
+    return LoadReport("loaded", cells[:50], [name for name in functions if name in wanted])
+
+
+def _cell_error(error: object) -> bool:
+    """Whether `error` has the shape of runner.py's report of a failing cell."""
+    return (
+        type(error) is dict
+        and set(error) == {"cell", "kind", "line", "error"}
+        and type(error["cell"]) is int
+        and error["kind"] in ("syntax", "exception")
+        and (error["line"] is None or type(error["line"]) is int)
+        and type(error["error"]) is str
+    )
