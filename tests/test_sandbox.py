@@ -178,11 +178,14 @@ def test_an_infinite_loop_at_import_times_out_without_blocking_the_grade(
 
 def test_background_processes_are_gone_after_grading(tmp_path: Path, view: Path) -> None:
     marker = tmp_path / "still-alive"
+    # A duration of this test's own, so that pgrep finds only what this submission started,
+    # never another run's sleep on a shared machine (and kills nothing of anyone else's).
+    seconds = f"300.{os.getpid()}{int.from_bytes(os.urandom(3), 'big')}"
     record = grade_source(
         with_reference(
             f"""
             import subprocess
-            subprocess.Popen(["sleep", "300"])
+            subprocess.Popen(["sleep", "{seconds}"])
             subprocess.Popen(["sh", "-c", "sleep 2; touch {marker}"])
             """
         ),
@@ -190,7 +193,7 @@ def test_background_processes_are_gone_after_grading(tmp_path: Path, view: Path)
         view,
     )
     assert record.score == 100
-    survivors = subprocess.run(["pgrep", "-f", "sleep 300"], capture_output=True, text=True)
+    survivors = subprocess.run(["pgrep", "-f", f"sleep {seconds}"], capture_output=True, text=True)
     for pid in survivors.stdout.split():
         os.kill(int(pid), signal.SIGKILL)  # clean up before failing
     assert survivors.stdout == ""
