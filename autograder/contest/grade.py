@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from autograder.contest.levels import LEVELS, play_contest
-from autograder.contest.positions import graded_rules, play_positions
+from autograder.contest.positions import POSITIONS, graded_rules, play_positions
 from autograder.contest.referee import AGENT_FUNCTION, DEFAULT_SECONDS, DEFAULT_STATES, Allowance
 from autograder.contest.student_agent import StudentAgent
 from autograder.grading.load import Loaded, Submission
@@ -56,6 +56,12 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
         f"every move could generate {allowance.states:,} states through game.result (past "
         f"them it raises OutOfStates) and use {allowance.seconds:g} s of CPU time; the wall "
         "clock decides nothing"
+    )
+    messages.append(
+        f"{sum(len(level.games) for level in LEVELS)} games and {len(POSITIONS)} positions "
+        "were played; each rule pays by its share of them (a win 1, a draw 1/2, a position "
+        "whose value your move kept 1), in proportion between the share that earns nothing "
+        "and the one that earns every point"
     )
     return _record(submission, loaded, "graded", messages, rules, started, output)
 
