@@ -9,9 +9,10 @@ grade by a step, never by a whole level. The in-time rule pays by the share of t
 which every move of the agent was a legal column returned within its allowance. (The test suite
 of positions, the sixth rule, is `positions.py`'s.) See `referee.py`'s docstring for the table.
 
-The floors and targets come from measurements at the grading's allowance
-(`benchmarks/bench_contest.py` prints them): the reference agent reaches every target, a random
-agent stays at the floors, and a stronger agent head to head is not graded lower.
+The floors and targets come from measurements at the grading's allowance: the reference agent
+reaches every target with a game (depth 2) or half a game (depth 4) to spare, a greedy or random
+agent stays near the floors, and the example agent that beats another head to head is graded
+above it (`tests/test_contest_grades.py`).
 """
 
 from __future__ import annotations
