@@ -43,9 +43,8 @@ DEFAULT_STATES = 2_000
 """States a move may generate when grading (`--move-states`). The reference agent deepens until
 the budget is spent (to depth 5 or 6 in the middle game) and earns every point with it; each
 state is a round trip to the grader, so the contest's 28 games and 60 positions (some 330 moves
-of the reference) take about 1.4 times what its 12 games took at 4,000 states a move, the budget
-before the levels paid by share: about 8-9 s on a quiet 2-core machine
-(`benchmarks/bench_contest.py`)."""
+of the reference) take about 10 s on a quiet 2-core machine, twice what its 12 games took at
+4,000 states a move, the budget before the levels paid by share (`benchmarks/bench_contest.py`)."""
 
 DEFAULT_SECONDS = 3.0
 """CPU seconds a move may use when grading (`--move-seconds`), in the agent's own processes, for

@@ -48,9 +48,9 @@ an agent whose moves depend only on what it is given gets the same games and gra
 
 Time: a game from a four-move opening leaves the agent at most 19 moves, and the end-games at
 most 6, 8, 5 and 5, so the contest has at most 24 * 19 + 24 + 60 = 540 agent moves; the
-reference plays about 330 (271 in games), which take about 11 s of CPU time through the sandbox
-(`benchmarks/bench_contest.py`); an agent stuck in a loop costs `MAX_STOPS` (2) moves' CPU
-time, an agent asleep two safety nets.
+reference plays about 330 (271 in games), which take about 10 s through the sandbox on a quiet
+2-core machine (`benchmarks/bench_contest.py`); an agent stuck in a loop costs `MAX_STOPS` (2)
+moves' CPU time, an agent asleep two safety nets.
 """
 
 from __future__ import annotations
