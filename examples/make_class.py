@@ -1062,6 +1062,35 @@ def connect_four_agent(game, state, seconds):
         scores[action] = sign * search(game.result(state, action), 2, -math.inf, math.inf)
     return max(scores, key=scores.get)
 ''',
+    "dan_strict_cutoff": '''\
+def connect_four_agent(game, state, seconds):
+    """Four plies of alpha-beta with the course's evaluation: bob's search, one ply deeper."""
+
+    def search(node, depth, alpha, beta):
+        if game.is_terminal(node):
+            return game.utility(node)
+        if depth == 0:
+            return game.evaluate(node)
+        maximising = game.to_move(node) == MAX
+        value = -math.inf if maximising else math.inf
+        for action in game.actions(node):
+            found = search(game.result(node, action), depth - 1, alpha, beta)
+            if maximising:
+                value = max(value, found)
+                alpha = max(alpha, value)
+            else:
+                value = min(value, found)
+                beta = min(beta, value)
+            if alpha >= beta:
+                break
+        return value
+
+    sign = 1 if game.to_move(state) == MAX else -1
+    scores = {}
+    for action in game.actions(state):
+        scores[action] = sign * search(game.result(state, action), 3, -math.inf, math.inf)
+    return max(scores, key=scores.get)
+''',
     "carol_negamax": '''\
 def connect_four_agent(game, state, seconds):
     """Greedy: the move whose position the evaluation likes best (a win first)."""
@@ -1152,11 +1181,25 @@ def connect_four_agent(game, state, seconds):
 ''',
 }
 """`connect_four_agent` of the students who entered the contest: the reference (alice, which
-deepens until its budget of states is spent), a fixed three-ply search (bob), a greedy one-ply
-agent (carol), an agent that deepens until its budget is spent with its own evaluation read off
-`game.board` and equal moves drawn at random (wendy), a random one (xavier) and one that never
-answers (trent: two moves are stopped at their CPU time, and the others forfeited unasked, all
-to the fallback column)."""
+deepens until its budget of states is spent), a fixed three-ply search (bob), the same search
+one ply deeper (dan), a greedy one-ply agent (carol), an agent that deepens until its budget is
+spent with its own evaluation read off `game.board` and equal moves drawn at random (wendy), a
+random one (xavier) and one that never answers (trent: two moves are stopped at their CPU time,
+and the others forfeited unasked, all to the fallback column)."""
+
+CONTEST_GRADES: dict[str, float] = {
+    "alice_correct": 100,
+    "dan_strict_cutoff": 72.5,
+    "wendy_noisy_but_correct": 70,
+    "bob_last_ties": 68.33,
+    "carol_negamax": 40.67,
+    "xavier_random_moves": 20,
+    "trent_infinite_loop": 0,
+}
+"""Each agent's contest grade (`--assignment connect_four`, the default allowance), the same on
+every run. dan beats bob 13 to 3 head to head (both colours, the eight openings), and is graded
+above him; under the rules before the levels paid by share (all or nothing over two games) dan
+scored 50 and bob 55."""
 
 
 # The things a real notebook also holds, for wendy_noisy_but_correct: (position, source).
@@ -1310,21 +1353,30 @@ def readme_text() -> str:
         "`python -m autograder grade examples/class --assignment chance_and_maxn --out DIR`;",
         "the others then score 0 there, since their notebooks do not define its functions.",
         "",
-        "Six students entered the Connect Four contest (Assignment 5) with a",
+        "Seven students entered the Connect Four contest (Assignment 5) with a",
         "`connect_four_agent`: `alice_correct` (the reference: iterative deepening until the",
         "move's budget of states is spent, ordering and a transposition table), `bob_last_ties`",
-        "(three plies of alpha-beta, whatever the budget), `carol_negamax` (greedy, one ply),",
-        "`wendy_noisy_but_correct` (deepens until the budget is spent, with its own evaluation",
-        "read off `game.board` and equal moves drawn at random: the same draws every run, since",
-        "the grader seeds `random` per game), `xavier_random_moves` (random columns) and",
-        "`trent_infinite_loop` (never answers: two moves are stopped at their CPU time, the",
-        "others forfeited unasked, all to the column nearest the centre). Grade them with",
-        "`--assignment connect_four`, or let them play each other with",
-        "`python -m autograder tournament examples/class --out DIR`.",
+        "(three plies of alpha-beta, whatever the budget), `dan_strict_cutoff` (bob's search one",
+        "ply deeper), `carol_negamax` (greedy, one ply), `wendy_noisy_but_correct` (deepens until",
+        "the budget is spent, with its own evaluation read off `game.board` and equal moves drawn",
+        "at random: the same draws every run, since the grader seeds `random` per game),",
+        "`xavier_random_moves` (random columns) and `trent_infinite_loop` (never answers: two",
+        "moves are stopped at their CPU time, the others forfeited unasked, all to the column",
+        "nearest the centre). Grade them with `--assignment connect_four`, or let them play each",
+        "other with `python -m autograder tournament examples/class --out DIR`. Their grades,",
+        "the same on every run:",
+        "",
+        "| agent | contest grade |",
+        "|---|---:|",
+        *(f"| `{student}` | {grade:g} |" for student, grade in CONTEST_GRADES.items()),
+        "",
+        "Each rule pays by a share of games (or positions) won, so one game more or less moves a",
+        "grade by a step: dan, who beats bob 13 to 3 head to head, is graded above him (under the",
+        "earlier rules, all or nothing over two games a level, dan scored 50 and bob 55).",
         "",
         "Machine-readable: `make_class.EXPECTED` (the sentences above),",
-        "`make_class.SHOULD_LOSE` (the rules), `make_class.DID_ASSIGNMENT_6` and",
-        "`make_class.AGENTS`.",
+        "`make_class.SHOULD_LOSE` (the rules), `make_class.DID_ASSIGNMENT_6`,",
+        "`make_class.AGENTS` and `make_class.CONTEST_GRADES`.",
         "",
     ]
     return "\n".join(lines)

@@ -14,21 +14,19 @@ from pathlib import Path
 import pytest
 
 import solutions.agent
+from autograder.contest.levels import LEVELS, Level, contest_rules, play_contest, share_points
 from autograder.contest.opponents import MAX_STOPS, alphabeta_move
+from autograder.contest.positions import graded_rules, play_positions
 from autograder.contest.referee import (
     ENDGAMES,
-    LEVELS,
     OPENINGS,
     Allowance,
     AlphaBetaPlayer,
     FunctionPlayer,
-    Level,
     Move,
     PlayedGame,
     RandomPlayer,
     SolverPlayer,
-    contest_rules,
-    play_contest,
     play_game,
 )
 from autograder.contest.student_agent import MAX_RESTARTS, StudentAgent
@@ -77,7 +75,7 @@ def test_a_crashing_player_loses_that_game_only() -> None:
         return alphabeta_move(state, 2)[0]
 
     agent = FunctionPlayer("agent", crashes_once)
-    level = Level("depth 1", lambda seed: AlphaBetaPlayer(1), 10, (("44", 0), ("44", 1)), 0.5)
+    level = Level("depth 1", lambda seed: AlphaBetaPlayer(1), 10, (("44", 0), ("44", 1)), 0, 0.5)
     games = play_contest(agent, QUICK, (level,))["depth 1"]
     assert games[0].winner == 1 and games[0].moves == ()
     assert games[0].ended == "X crashed: ValueError: boom (the game is lost)"
@@ -329,17 +327,19 @@ def test_the_reference_agent_in_the_sandbox_earns_full_marks(view: Path) -> None
     agent = StudentAgent("reference", [[1, inspect.getsource(solutions.agent)]], view, LIMITS)
     try:
         games = play_contest(agent)  # the grading's allowance: DEFAULT_STATES, DEFAULT_SECONDS
+        choices = play_positions(agent)
     finally:
         agent.close()
-    rules = contest_rules(games, "reference")
+    rules = graded_rules(games, choices, "reference")
     assert [rule.id for rule in rules] == [
         "agent_beats_random",
         "agent_beats_depth_2",
         "agent_beats_depth_4",
         "agent_wins_endgames",
+        "agent_keeps_the_value",
         "agent_moves_in_time",
     ]
-    assert all(rule.full for rule in rules), [(r.id, r.groups[0].verdicts) for r in rules]
+    assert all(rule.full for rule in rules), [(r.id, r.description) for r in rules]
     assert sum(rule.max_points for rule in rules) == 100
 
 
@@ -350,7 +350,7 @@ def test_a_random_agent_loses_the_depth_levels() -> None:
     assert rules["agent_beats_depth_2"].points == rules["agent_beats_depth_4"].points == 0
     assert rules["agent_moves_in_time"].full
     verdict = rules["agent_beats_depth_4"].groups[0].verdicts[0]
-    assert verdict.instance == "opening 3526, agent plays X" and not verdict.passed
+    assert verdict.instance == "opening 3526, agent plays O" and not verdict.passed
     assert verdict.expected == "a win" and verdict.got.startswith("a loss in ")
 
 
@@ -364,12 +364,14 @@ def test_a_random_agent_loses_the_depth_levels() -> None:
     ids=["fixed_depth", "random_columns", "reference"],
 )
 def test_a_deterministic_agent_gets_the_same_games_and_grade_every_run(agent) -> None:
+    levels = (LEVELS[0], LEVELS[3])  # the rules are the same for every level; these are quick
+
     def play():
-        games = play_contest(FunctionPlayer("steady", agent), Allowance(1000, seconds=3.0))
+        games = play_contest(FunctionPlayer("steady", agent), Allowance(1000, 3.0), levels)
         moves = {
             name: [[m.column for m in g.moves] for g in played] for name, played in games.items()
         }
-        return moves, [rule.points for rule in contest_rules(games, "steady")]
+        return moves, [rule.points for rule in contest_rules(games, "steady", levels)]
 
     first = play()
     random.seed()  # whatever state the process's random numbers are in between the runs
@@ -387,14 +389,42 @@ def test_an_agent_s_random_numbers_are_seeded_by_the_opening_and_its_colour() ->
     assert drawn[0] == random.random()
 
 
-def test_forfeits_cost_the_in_time_rule_and_show_in_the_hint() -> None:
+@pytest.mark.parametrize(
+    ("share", "points"), [(0.0, 0), (0.25, 0), (0.5, 10), (0.625, 15), (0.75, 20), (1.0, 20)]
+)
+def test_a_level_pays_in_proportion_between_its_floor_and_its_target(share, points) -> None:
+    assert share_points(20, share, 0.25, 0.75) == points
+
+
+def test_a_share_needs_a_floor_below_its_target() -> None:
+    with pytest.raises(ValueError, match="floor < target"):
+        share_points(20, 0.5, 0.75, 0.75)
+
+
+def _won(opening: str, first: str = "", second: str = "") -> PlayedGame:
+    """A game the agent (X) won in two moves, each forfeited with its note if one is given."""
+    moves = (Move(4, 4000, first), Move(3), Move(4, 4000, second))
+    return PlayedGame(opening, ("agent", "random"), moves, 0, "X won")
+
+
+def test_a_forfeited_move_costs_its_game_s_share_of_the_in_time_rule_only() -> None:
     note = "forfeited: no move returned within its budget of 4,000 states; the grader played..."
-    played = PlayedGame("3526", ("agent", "random"), (Move(4, 4000, note),), 0, "X won")
-    rules = {rule.id: rule for rule in contest_rules({"random": (played, played)}, "agent")}
-    assert rules["agent_beats_random"].full and not rules["agent_moves_in_time"].points
+    games = (_won("3526", note), _won("3625"), _won("3665"), _won("4265"))
+    rules = {rule.id: rule for rule in contest_rules({"random": games}, "agent")}
+    assert rules["agent_moves_in_time"].points == 15  # 3 of the 4 games, of 20 points
     verdict = rules["agent_moves_in_time"].groups[0].verdicts[0]
     assert verdict.got == "1 moves forfeited" and verdict.hint == note
     assert note in rules["agent_beats_random"].groups[0].verdicts[0].hint
+
+
+def test_a_game_the_grader_played_for_the_agent_counts_as_lost() -> None:
+    note = "forfeited: not asked: 2 of its moves were already stopped for time; ..."
+    games = (_won("3526", note, note), _won("3625", note))
+    rules = {rule.id: rule for rule in contest_rules({"random": games}, "agent")}
+    verdicts = rules["agent_beats_random"].groups[0].verdicts
+    assert [verdict.passed for verdict in verdicts] == [False, True]  # one move of its own
+    assert verdicts[0].got.startswith("a loss") and "played every one" in verdicts[0].hint
+    assert rules["agent_beats_random"].points == 0  # a share of 1/2: the level's floor
 
 
 def test_the_levels_use_only_the_openings_and_endgames() -> None:
@@ -402,6 +432,8 @@ def test_the_levels_use_only_the_openings_and_endgames() -> None:
     assert positions <= set(OPENINGS) | set(ENDGAMES)
     endgame_level = LEVELS[-1]
     assert all(side == len(position) % 2 for position, side in endgame_level.games)
+    depth_2, depth_4 = LEVELS[1].games, LEVELS[2].games  # every opening from both sides
+    assert sorted(depth_2 + depth_4) == sorted((o, side) for o in OPENINGS for side in (0, 1))
 
 
 PONDERER = """

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import inspect
+import io
 import itertools
 import json
 import subprocess
@@ -26,7 +27,9 @@ import pytest
 import solutions.agent
 from autograder.contest import grade as contest_grade
 from autograder.contest import opponents
-from autograder.contest.referee import LEVELS, Allowance, RandomPlayer, play_game
+from autograder.contest.levels import LEVELS
+from autograder.contest.positions import POSITIONS_RULE
+from autograder.contest.referee import Allowance, RandomPlayer, play_game
 from autograder.contest.student_agent import StudentAgent
 from autograder.grading.grade import Settings, grade
 from autograder.grading.load import Submission, load
@@ -158,22 +161,38 @@ def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def run_cells(agent_source: str | None, allowance: Allowance | None = None) -> dict[str, str]:
     """Run the hidden cells after `agent_source` in a fresh namespace, as nbgrader does: each
-    cell's grade id -> "" if it passed, else its AssertionError's message. The moves have
-    `allowance` (None: the grader's defaults, as the notebook's cells have)."""
+    cell's grade id -> "" if it earned every point, else what it printed or raised. The moves
+    have `allowance` (None: the grader's defaults, as the notebook's cells have)."""
+    return {grade_id: message for grade_id, (_, message) in cell_results(agent_source, allowance)}
+
+
+def cell_points(agent_source: str | None, allowance: Allowance | None = None) -> dict[str, float]:
+    """Each hidden cell's grade id -> the points nbgrader gives it: 0 if it raised, else the
+    number it returned (its partial credit), as `nbgrader autograde` reads the cell's output."""
+    return {grade_id: points for grade_id, (points, _) in cell_results(agent_source, allowance)}
+
+
+def cell_results(agent_source: str | None, allowance: Allowance | None) -> list:
+    """(grade id, (points, message)) of each hidden cell run after `agent_source`."""
     namespace: dict = {"__name__": "__main__"}
     exec(nbgrader_export.grading_helpers_source(), namespace)
     if agent_source is not None:
         exec(textwrap.dedent(agent_source), namespace)
-    failures = {}
+    results = []
     seconds, states = (None, None) if allowance is None else (allowance.seconds, allowance.states)
     for cell in nbgrader_export.hidden_test_cells(PLAYED_RULE_IDS, seconds, states):
+        body, last = cell.source.rsplit("\n", 2)[0], cell.source.splitlines()[-2]
+        printed = io.StringIO()
         try:
-            exec(cell.source, namespace)
+            with contextlib.redirect_stdout(printed):
+                exec(body, namespace)
+                points = eval(last, namespace)  # the cell's last line: its value is its output
         except AssertionError as failure:
-            failures[cell.grade_id] = str(failure) or "failed"
+            results.append((cell.grade_id, (0.0, str(failure) or "failed")))
         else:
-            failures[cell.grade_id] = ""
-    return failures
+            full = points == cell.points
+            results.append((cell.grade_id, (points, "" if full else printed.getvalue())))
+    return results
 
 
 def sandbox_record(agent_source: str, allowance: Allowance | None, view: Path, folder: Path):
@@ -186,11 +205,11 @@ def sandbox_record(agent_source: str, allowance: Allowance | None, view: Path, f
     return grade(submission, load(submission), settings)
 
 
-def sandbox_full(agent_source: str, allowance: Allowance | None, view: Path, folder: Path) -> dict:
-    """Grade `agent_source` with the grader: each group's grade id -> whether it earned it all."""
+def sandbox_points(agent_source: str, allowance: Allowance | None, view: Path, folder: Path):
+    """Grade `agent_source` with the grader: each group's grade id -> its points."""
     record = sandbox_record(agent_source, allowance, view, folder)
     return {
-        f"{rule.id}__{nbgrader_export.slug(group.name)}": group.full
+        f"{rule.id}__{nbgrader_export.slug(group.name)}": group.points
         for rule in record.rules
         for group in rule.groups
     }
@@ -220,11 +239,10 @@ def sandbox_full(agent_source: str, allowance: Allowance | None, view: Path, fol
         "returns_true",
     ],
 )
-def test_each_cell_passes_exactly_when_the_grader_gives_its_group_full_points(
+def test_each_cell_earns_the_points_the_grader_gives_its_group(
     agent: str, allowance: Allowance | None, view: Path, tmp_path: Path
 ) -> None:
-    kernel = {grade_id: not failure for grade_id, failure in run_cells(agent, allowance).items()}
-    assert kernel == sandbox_full(agent, allowance, view, tmp_path)
+    assert cell_points(agent, allowance) == sandbox_points(agent, allowance, view, tmp_path)
 
 
 def test_the_reference_agent_earns_every_point_in_the_kernel_as_in_the_sandbox(
@@ -237,7 +255,7 @@ def test_the_reference_agent_earns_every_point_in_the_kernel_as_in_the_sandbox(
     summary = dict(nbgrader_export.grading_summary(PLAYED_RULE_IDS))
     assert list(failures) == list(summary) and sum(summary.values()) == 100
     assert not any(failures.values()), failures
-    assert all(sandbox_full(reference, None, view, tmp_path).values())
+    assert sandbox_points(reference, None, view, tmp_path) == summary
 
 
 # --- Agents that lose ---------------------------------------------------------------------------
@@ -457,4 +475,5 @@ def test_module_source_leaves_out_the_imports_the_cell_defines() -> None:
 
 def test_the_kernel_names_the_agent_as_the_grader_does() -> None:
     assert contest_checks.AGENT_NAME == contest_grade.AGENT_NAME
-    assert [level.rule_id for level in LEVELS] == list(PLAYED_RULE_IDS[:-1])
+    assert [level.rule_id for level in LEVELS] == list(PLAYED_RULE_IDS[:-2])
+    assert PLAYED_RULE_IDS[-2] == POSITIONS_RULE

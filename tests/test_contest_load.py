@@ -1,7 +1,7 @@
 """Assignment 5's grades do not depend on the machine's load (issue 26).
 
 The example class's agents (see examples/README.md: the reference, which deepens until its
-budget of states is spent, a fixed-depth search, a greedy one, an agent with its own evaluation
+budget of states is spent, two fixed-depth searches, a greedy one, an agent with its own evaluation
 of `game.board` that draws equal moves at random, a random one and one stuck in a loop) are
 graded three times by `python -m autograder grade --assignment connect_four`, while another
 grading run of the whole class keeps both cores busy. Every run must give every agent the very
@@ -24,8 +24,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CLASS = ROOT / "examples" / "class"
 ALLOWANCE = ["--move-states", "1000", "--move-seconds", "0.5"]
-"""A smaller allowance than the grading's, so that three runs fit in half a minute; the rules
-are the same at any allowance."""
+"""A smaller allowance than the grading's, so that three runs fit in a minute; the rules are the
+same at any allowance (the grades are not: `test_contest_grades.py` checks those)."""
 
 pytestmark = pytest.mark.slow
 
@@ -103,6 +103,6 @@ def test_the_example_agents_get_the_same_games_and_grades_on_a_busy_machine(
     assert runs[0] == runs[1] == runs[2]
     grades, records = runs[0]
     scores = {student: record["score"] for student, record in records.items()}
-    assert scores["alice_correct"] == 100 and scores["trent_infinite_loop"] < 100
+    assert scores["alice_correct"] == max(scores.values()) and scores["trent_infinite_loop"] == 0
     assert "it used more than 0.5 s of CPU time" in json.dumps(records["trent_infinite_loop"])
     assert grades.count("\n") == len(students) + 1

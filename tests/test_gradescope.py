@@ -191,7 +191,7 @@ def test_a_bundle_for_one_assignment_grades_its_rules_only(tmp_path: Path) -> No
     [
         ("chance_and_maxn", "alice_correct.ipynb", 50),  # the reference, lecture 06's too
         ("chance_and_maxn", "gus_maxn_wrong_component.ipynb", 25),
-        ("connect_four", "carol_negamax.ipynb", 30),  # greedy: beats random, moves in time
+        ("connect_four", "carol_negamax.ipynb", 40.67),  # greedy: random, some positions, in time
     ],
 )
 def test_the_later_assignments_grade_through_gradescope_too(

@@ -48,11 +48,13 @@ EXAMPLE_STUDENTS = {
     # every example agent: a move's limit is a budget of states, the same in the kernel as in
     # the sandbox, and random is seeded per game, so both graders see the same moves and must
     # give every level the same points (alice and wendy deepen until their budget is spent,
-    # wendy reads game.board and draws equal moves at random, trent is stopped for CPU time)
+    # wendy reads game.board and draws equal moves at random, trent is stopped for CPU time;
+    # most levels pay a share, which the hidden cells give as nbgrader's partial credit)
     "connect_four": (
         "alice_correct",
         "bob_last_ties",
         "carol_negamax",
+        "dan_strict_cutoff",
         "trent_infinite_loop",
         "wendy_noisy_but_correct",
         "xavier_random_moves",

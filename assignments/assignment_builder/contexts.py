@@ -202,21 +202,35 @@ def chance_and_maxn_context() -> dict[str, Any]:
 
 
 def contest_table() -> tuple[str, float]:
-    """Assignment 5's levels as a markdown table, and their total points."""
-    from autograder.contest import referee
+    """Assignment 5's rules as a markdown table (what is played, the points, and the shares
+    that earn none and all of them), and their total points."""
+    from autograder.contest import levels, positions
 
-    rows = ["| rule | opponent | games | points | needed |", "|---|---|---:|---:|---:|"]
-    for level in referee.LEVELS:
+    rows = [
+        "| rule | against | played | points | nothing at | all at |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for level in levels.LEVELS:
         rows.append(
-            f"| `{level.rule_id}` | {level.name} | {len(level.games)} | {level.points:g} "
-            f"| {level.needed:.0%} |"
+            f"| `{level.rule_id}` | {level.name} | {len(level.games)} games | {level.points:g} "
+            f"| {level.floor * 100:g}% | {level.target * 100:g}% |"
         )
     rows.append(
-        f"| `{referee.IN_TIME_RULE}` | every move of every game above: a legal column, in time "
-        f"| | {referee.IN_TIME_POINTS:g} | all |"
+        f"| `{positions.POSITIONS_RULE}` | the exact solver's verdict | "
+        f"{len(positions.POSITIONS)} positions | {positions.POSITIONS_POINTS:g} "
+        f"| {positions.POSITIONS_FLOOR * 100:g}% | {positions.POSITIONS_TARGET * 100:g}% |"
     )
-    total = sum(level.points for level in referee.LEVELS) + referee.IN_TIME_POINTS
-    rows.append(f"| | | | **{total:g}** | |")
+    rows.append(
+        f"| `{levels.IN_TIME_RULE}` | every move of every game above: a legal column, in time "
+        f"| {sum(len(level.games) for level in levels.LEVELS)} games "
+        f"| {levels.IN_TIME_POINTS:g} | 0% | 100% |"
+    )
+    total = (
+        sum(level.points for level in levels.LEVELS)
+        + positions.POSITIONS_POINTS
+        + levels.IN_TIME_POINTS
+    )
+    rows.append(f"| | | | **{total:g}** | | |")
     return "\n".join(rows), total
 
 

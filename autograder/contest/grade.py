@@ -1,23 +1,18 @@
 """Grade Assignment 5 (`--assignment connect_four`): play the submission's agent, total the games.
 
 The other assignments call functions and judge answers (`autograder.grading.grade`); this one plays
-games (`autograder.contest.referee`) and turns them into the same `GradeRecord`, so the reports, the
-class files and Gradescope's results show it like any other assignment.
+games (`autograder.contest.levels`) and asks for a move in the suite's positions
+(`autograder.contest.positions`), and turns them into the same `GradeRecord`, so the reports,
+the class files and Gradescope's results show it like any other assignment.
 """
 
 from __future__ import annotations
 
 import time
 
-from autograder.contest.referee import (
-    AGENT_FUNCTION,
-    DEFAULT_SECONDS,
-    DEFAULT_STATES,
-    LEVELS,
-    Allowance,
-    contest_rules,
-    play_contest,
-)
+from autograder.contest.levels import LEVELS, play_contest
+from autograder.contest.positions import POSITIONS, graded_rules, play_positions
+from autograder.contest.referee import AGENT_FUNCTION, DEFAULT_SECONDS, DEFAULT_STATES, Allowance
 from autograder.contest.student_agent import StudentAgent
 from autograder.grading.load import Loaded, Submission
 from autograder.grading.records import GradeRecord, RuleResult
@@ -52,7 +47,8 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
         if why:
             messages.append(f"{why}: no game could be played")
             return _record(submission, loaded, why, messages, no_games(), started)
-        rules = contest_rules(play_contest(agent, allowance), AGENT_NAME)
+        games, choices = play_contest(agent, allowance), play_positions(agent, allowance)
+        rules = graded_rules(games, choices, AGENT_NAME)
         output = agent.process.output()
     finally:
         agent.close()
@@ -61,12 +57,18 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
         f"them it raises OutOfStates) and use {allowance.seconds:g} s of CPU time; the wall "
         "clock decides nothing"
     )
+    messages.append(
+        f"{sum(len(level.games) for level in LEVELS)} games and {len(POSITIONS)} positions "
+        "were played; each rule pays by its share of them (a win 1, a draw 1/2, a position "
+        "whose value your move kept 1), in proportion between the share that earns nothing "
+        "and the one that earns every point"
+    )
     return _record(submission, loaded, "graded", messages, rules, started, output)
 
 
 def no_games() -> tuple[RuleResult, ...]:
     """Every rule of the contest at 0 points: the agent played no game."""
-    return contest_rules({level.name: () for level in LEVELS}, AGENT_NAME)
+    return graded_rules({level.name: () for level in LEVELS}, (), AGENT_NAME)
 
 
 def _record(

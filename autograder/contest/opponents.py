@@ -39,16 +39,17 @@ AGENT_FUNCTION = "connect_four_agent"
 
 GAME = ConnectFour()
 
-DEFAULT_STATES = 4_000
-"""States a move may generate when grading (`--move-states`). With 1,000 to 8,000 the
-reference agent earns every point, always the same way (it deepens until the budget is spent,
-to depth 6 or 7 in the middle game); 4,000 is about what it searched in the quarter of a second
-it had before the budget, and its contest takes about 6 s through the sandbox."""
+DEFAULT_STATES = 2_000
+"""States a move may generate when grading (`--move-states`). The reference agent deepens until
+the budget is spent (to depth 5 or 6 in the middle game) and earns every point with it; each
+state is a round trip to the grader, so the contest's 28 games and 60 positions (some 330 moves
+of the reference) take about 10 s on a quiet 2-core machine, twice what its 12 games took at
+4,000 states a move, the budget before the levels paid by share (`benchmarks/bench_contest.py`)."""
 
 DEFAULT_SECONDS = 3.0
 """CPU seconds a move may use when grading (`--move-seconds`), in the agent's own processes, for
 what it computes besides its states (its own evaluation of the board, say): the reference agent
-uses about 0.03 s of CPU time for its 4,000 states, through the sandbox."""
+uses about 0.02 s of CPU time for its 2,000 states, through the sandbox."""
 
 SAFETY_FACTOR, SAFETY_FLOOR = 5, 5.0
 """A move's wall-clock safety net is `SAFETY_FACTOR * seconds + SAFETY_FLOOR` seconds: it stops

@@ -70,9 +70,11 @@ PLAYED_RULE_IDS = (
     "agent_beats_depth_2",
     "agent_beats_depth_4",
     "agent_wins_endgames",
+    "agent_keeps_the_value",
     "agent_moves_in_time",
 )
-"""Assignment 5's rules, earned by playing games (`autograder.contest.referee`), not by answers."""
+"""Assignment 5's rules, earned by playing (`autograder.contest.levels`, `.positions`), not by
+answers."""
 
 ASSIGNMENT_RULES: dict[str, tuple[str, ...]] = {
     "minimax": ("minimax_value", "minimax_decision"),

@@ -2,14 +2,16 @@
 
 The notebook's first contest cell carries, in its hidden region, the source of
 `autograder.grading.records`, the solver (`solutions.connect_four`), `autograder.contest.opponents`,
-`autograder.contest.referee` and this module (pasted by `autograder.platforms.nbgrader_export`), and
+`autograder.contest.referee`, `.levels`, the suite of positions (`.frozen_positions`,
+`.positions`) and this module (pasted by `autograder.platforms.nbgrader_export`), and
 runs them in a namespace of their own, seeded with the judge's and `notebook_checks`'s names from
 the grading helpers' cell. So this module needs only the standard library, `games` and those
 modules, and its names never replace the student's.
 
-The kernel plays the very games the grader plays (`contest.play_contest` against the same
-opponents from the same openings) and grades them with `contest.contest_rules`, under the same
-rules: each move searches the real `ConnectFour` wrapped in a `BudgetedGame` of the move's
+The kernel plays the very games the grader plays (`levels.play_contest` against the same
+opponents from the same openings), asks for the same moves in the suite's positions
+(`positions.play_positions`) and grades them with `contest_rules` and `positions_rule`, under
+the same rules: each move searches the real `ConnectFour` wrapped in a `BudgetedGame` of the move's
 budget of states (the sandbox's served game refuses the same state), the agent's `random` is
 seeded at each game's first move, and no rule reads the wall clock. So an agent plays the same
 moves here as in the sandbox, and `nbgrader autograde` and `python -m autograder grade
@@ -30,20 +32,24 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from autograder.contest.opponents import (
-    AGENT_FUNCTION,
-    Allowance,
-    FunctionPlayer,
-)
-from autograder.contest.referee import (
-    DEFAULT_SECONDS,
-    DEFAULT_STATES,
+from autograder.contest.levels import (
     IN_TIME_RULE,
     LEVELS,
     Level,
     contest_rules,
     play_contest,
 )
+from autograder.contest.opponents import (
+    AGENT_FUNCTION,
+    Allowance,
+    FunctionPlayer,
+)
+from autograder.contest.positions import (
+    POSITIONS_RULE,
+    play_positions,
+    positions_rule,
+)
+from autograder.contest.referee import DEFAULT_SECONDS, DEFAULT_STATES
 from autograder.grading.judge import Outcome
 from autograder.grading.plain import plain
 from autograder.grading.records import RuleResult
@@ -55,7 +61,8 @@ AGENT_NAME = "your agent"
 """The agent's name in its games, as `autograder.contest.grade.AGENT_NAME` (the grader's)."""
 
 PLAYED: dict = {}
-"""(function, level name, allowance) -> the level's games: each level is played once per kernel."""
+"""(function, level name, allowance) -> the level's games (the suite of positions: its moves),
+each played once per kernel."""
 
 KERNEL_AGENTS: dict = {}
 """(function, allowance) -> its `KernelAgent`: one for every level, as the sandbox's one process
@@ -123,17 +130,29 @@ def played_games(function: Callable[..., Any], level: Level, allowance: Allowanc
     return PLAYED[key]
 
 
+def answered_positions(function: Callable[..., Any], allowance: Allowance) -> tuple:
+    """The moves `function` plays in the suite's positions, asked at the first call here."""
+    key = (function, POSITIONS_RULE, allowance)
+    if key not in PLAYED:
+        agent = KERNEL_AGENTS.setdefault((function, allowance), KernelAgent(AGENT_NAME, function))
+        PLAYED[key] = play_positions(agent, allowance)
+    return PLAYED[key]
+
+
 def contest_rule(function: Callable[..., Any], rule_id: str, allowance: Allowance) -> RuleResult:
     """The rule `rule_id` of the contest for `function`, its levels' games played if need be.
 
-    The in-time rule needs the games of every level; each level's rule only its own.
+    The in-time rule needs the games of every level; each level's rule only its own; the
+    suite's rule its moves in the positions.
     """
+    if rule_id == POSITIONS_RULE:
+        return positions_rule(answered_positions(function, allowance))
     if rule_id == IN_TIME_RULE:
         levels = LEVELS
     else:
         levels = tuple(level for level in LEVELS if level.rule_id == rule_id)
     if not levels:
-        known = [level.rule_id for level in LEVELS] + [IN_TIME_RULE]
+        known = [level.rule_id for level in LEVELS] + [POSITIONS_RULE, IN_TIME_RULE]
         raise ValueError(f"no contest rule is called {rule_id!r}; the rules are {known}")
     games = {level.name: played_games(function, level, allowance) for level in levels}
     return next(rule for rule in contest_rules(games, AGENT_NAME) if rule.id == rule_id)
@@ -145,13 +164,14 @@ def grade_contest_rule(
     namespace: dict | None = None,
     states: int = DEFAULT_STATES,
     seconds: float = DEFAULT_SECONDS,
-) -> None:
-    """The hidden test of one contest rule: `connect_four_agent` in `namespace` must earn it,
-    each move within `states` and `seconds` of CPU time.
+) -> float:
+    """The hidden test of one contest rule: the points `connect_four_agent` in `namespace`
+    earns by it, each move within `states` and `seconds` of CPU time.
 
-    Raises AssertionError listing each game the agent did not win (or, for the in-time rule,
-    did not play legally and in time), with a hint, unless the rule earned all its `points`;
-    prints a one-line summary when it did.
+    Returns the points earned, which nbgrader reads as the cell's partial credit, and prints
+    what fell short (each game not won, each position whose value was lost, each game with a
+    move late or illegal), with a hint. Raises AssertionError, with the same list, when the
+    rule earned nothing of its `points`.
     """
     namespace = globals() if namespace is None else namespace
     function = namespace.get(AGENT_FUNCTION)
@@ -162,25 +182,31 @@ def grade_contest_rule(
         )
     rule = contest_rule(function, rule_id, Allowance(states, seconds))
     group = rule.groups[0]
-    title = f"{rule_id} ({points:g} points, all or nothing): {rule.description}"
-    if not rule.full:
-        failures = []
-        for verdict in group.verdicts:
-            if not verdict.passed:
-                line = f"- {verdict.instance}: expected {verdict.expected}, got {verdict.got}."
-                failures.append(line + (f" Hint: {verdict.hint}." if verdict.hint else ""))
-        missing = [] if group.verdicts else ["- no game was played"]
-        if any("NotImplementedError" in verdict.got for verdict in group.verdicts):
-            missing.append(f"- {AGENT_FUNCTION} is not implemented yet: write its body")
-        raise AssertionError(
-            f"{title}: not earned, {len(failures)} of {len(group.verdicts)} games fall short.\n"
-            + "\n".join(failures + missing)
-        )
-    print(f"{title}: earned, {_tally(group.verdicts, rule_id)}")
+    title = f"{rule_id} ({rule.points:g} of {points:g} points): {rule.description}"
+    if rule.full:
+        print(f"{title}: earned, {_tally(group.verdicts, rule_id)}")
+        return rule.points
+    failures = []
+    for verdict in group.verdicts:
+        if not verdict.passed:
+            line = f"- {verdict.instance}: expected {verdict.expected}, got {verdict.got}."
+            failures.append(line + (f" Hint: {verdict.hint}." if verdict.hint else ""))
+    missing = [] if group.verdicts else ["- nothing was played"]
+    if any("NotImplementedError" in verdict.got + verdict.hint for verdict in group.verdicts):
+        missing.append(f"- {AGENT_FUNCTION} is not implemented yet: write its body")
+    report = f"{title}: {len(failures)} of {len(group.verdicts)} fall short.\n" + "\n".join(
+        failures + missing
+    )
+    if not rule.points:
+        raise AssertionError(report)
+    print(report)
+    return rule.points
 
 
 def _tally(verdicts: tuple, rule_id: str) -> str:
     if rule_id == IN_TIME_RULE:
         return f"every move of {len(verdicts)} games legal and within its allowance"
-    wins = sum(verdict.passed for verdict in verdicts)
-    return f"{wins} of {len(verdicts)} games won"
+    kept = sum(verdict.passed for verdict in verdicts)
+    if rule_id == POSITIONS_RULE:
+        return f"{kept} of {len(verdicts)} positions kept their value"
+    return f"{kept} of {len(verdicts)} games won"

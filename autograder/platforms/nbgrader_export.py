@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from autograder.contest import referee
+from autograder.contest import levels, positions
 from autograder.grading import cases
 from autograder.grading import instances as instance_module
 from autograder.grading.instances import Instance
@@ -44,6 +44,9 @@ CONTEST_MODULES = (
     "solutions.connect_four",
     "autograder.contest.opponents",
     "autograder.contest.referee",
+    "autograder.contest.levels",
+    "autograder.contest.frozen_positions",
+    "autograder.contest.positions",
     "autograder.platforms.contest_checks",
 )
 """The modules the contest's hidden tests paste, in dependency order."""
@@ -195,8 +198,9 @@ def answer_rules(rule_ids: tuple[str, ...] | None) -> list[Rule]:
 
 def contest_groups(rule_ids: Collection[str]) -> list[tuple[str, str, float]]:
     """(rule id, group name, points) of each contest rule in `rule_ids`, in grading order."""
-    groups = [(level.rule_id, level.name, float(level.points)) for level in referee.LEVELS]
-    groups.append((referee.IN_TIME_RULE, referee.IN_TIME_GROUP, referee.IN_TIME_POINTS))
+    groups = [(level.rule_id, level.name, float(level.points)) for level in levels.LEVELS]
+    groups.append((positions.POSITIONS_RULE, positions.POSITIONS_GROUP, positions.POSITIONS_POINTS))
+    groups.append((levels.IN_TIME_RULE, levels.IN_TIME_GROUP, levels.IN_TIME_POINTS))
     return [group for group in groups if group[0] in rule_ids]
 
 
@@ -209,9 +213,9 @@ def contest_test_cells(
         argument = "" if states is None else f", states={states!r}"
         argument += "" if seconds is None else f", seconds={seconds!r}"
         header = (
-            f"# Hidden test, {points:g} points: connect_four_agent's games, {name} (rule "
-            f"{rule_id}, all or nothing).\n### BEGIN HIDDEN TESTS\n# Generated from "
-            "autograder/contest/referee.py by assignments/make_assignments.py; do not edit.\n"
+            f"# Hidden test, {points:g} points: connect_four_agent's play, {name} (rule "
+            f"{rule_id}, points by share).\n### BEGIN HIDDEN TESTS\n# Generated from "
+            "autograder/contest/levels.py by assignments/make_assignments.py; do not edit.\n"
         )
         definitions = "" if cells else _contest_definitions() + "\n\n"
         call = f"grade_contest_rule({rule_id!r}, {points!r}, globals(){argument})"

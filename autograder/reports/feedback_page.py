@@ -125,9 +125,13 @@ PLAYED_RULES = (
     "game.result raises OutOfStates: catch it around your search and return the best move "
     "found so far) and use the CPU time it is given (seconds); the wall clock is never counted, "
     "so the same agent plays the same moves on any machine. A move not returned within that is "
-    "forfeited: the grader plays the legal column nearest the centre, and the game goes on."
+    "forfeited: the grader plays the legal column nearest the centre, the game goes on, and "
+    "that game no longer counts as played in time (a forfeited move in a position of the suite "
+    "keeps nothing). Each rule pays by a share of its games (a win 1, a draw 1/2) or positions, "
+    "in proportion between the share that earns nothing and the share that earns every point: "
+    "each game or position more moves the grade by a step."
 )
-"""Said once on a page that lost points in Assignment 5's games."""
+"""Said once on a page that lost points in Assignment 5's games or positions."""
 
 
 def _lost_group(
@@ -136,8 +140,8 @@ def _lost_group(
     esc = html.escape
     verdicts = group.verdicts
     failed = [v for v in verdicts if not v.passed]
-    played = group.function == PLAYED  # Assignment 5: games, of which a share must be won
-    needs = "games of" if played else "calls"
+    played = group.function == PLAYED  # Assignment 5: games or positions, paid by a share
+    needs = "moves of" if played else "calls"
     share = rule.description if played else "all instances must pass"
     yield (
         f"<div class='group lost-group'><b class='lost'>{esc(group.name)}</b> "

@@ -31,6 +31,7 @@ SHORT_NAMES = {
     "agent_beats_depth_2": "ab2",
     "agent_beats_depth_4": "ab4",
     "agent_wins_endgames": "end",
+    "agent_keeps_the_value": "pos",
     "agent_moves_in_time": "clk",
 }
 

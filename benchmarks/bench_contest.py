@@ -1,0 +1,105 @@
+"""Assignment 5's contest: seconds per agent graded, at the grading's allowance, for the examples.
+
+Grades the example class's agents (`examples/make_class.py`'s `AGENTS`) with
+`python -m autograder grade --assignment connect_four` and prints, for each, its grade, the
+moves it played (in games and in the suite's positions) and the seconds its grading took (the
+record's wall time), then the whole run's wall time and CPU time (the grader and every agent
+process it waited for). The goal is at most 12 s an agent on 2 cores; on a shared machine the
+wall time grows with the load, the CPU time hardly, and the grades not at all. Prints
+measurements only: it asserts nothing about time.
+
+    python benchmarks/bench_contest.py [--workers N] [--move-states N] [--agents a,b]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import REPO, console, machine, table
+
+CLASS = REPO / "examples" / "class"
+
+
+def example_agents() -> list[str]:
+    """The example students who wrote a `connect_four_agent`."""
+    path = REPO / "examples" / "make_class.py"
+    spec = importlib.util.spec_from_file_location("make_class", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return sorted(module.AGENTS)
+
+
+def moves_played(record: dict) -> tuple[int, int]:
+    """(moves in games, moves in positions) of the agent, from its saved record."""
+    games = positions = 0
+    for rule in record["rules"]:
+        for verdict in rule["groups"][0]["verdicts"] if rule["groups"] else ():
+            if rule["id"] == "agent_moves_in_time":
+                found = re.search(r"all (\d+) moves", verdict["got"])
+                games += int(found.group(1)) if found else 0
+            elif rule["id"] == "agent_keeps_the_value":
+                positions += 1
+    return games, positions
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--move-states", type=int, default=None, help="default: the grading's")
+    parser.add_argument("--agents", default="", help="comma-separated; default: every example")
+    args = parser.parse_args(argv)
+    agents = args.agents.split(",") if args.agents else example_agents()
+    with tempfile.TemporaryDirectory() as folder:
+        submissions, out = Path(folder) / "agents", Path(folder) / "out"
+        submissions.mkdir()
+        for agent in agents:
+            shutil.copy(CLASS / f"{agent}.ipynb", submissions)
+        command = [sys.executable, "-m", "autograder", "grade", str(submissions), "--out"]
+        command += [str(out), "--assignment", "connect_four", "--quiet"]
+        command += ["--workers", str(args.workers)]
+        if args.move_states:
+            command += ["--move-states", str(args.move_states)]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        subprocess.run(command, cwd=REPO, check=True)
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        records = {
+            agent: json.loads((out / agent / "results.json").read_text())["extra_data"]["record"]
+            for agent in agents
+        }
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    grid = table(
+        "Assignment 5 graded at the grading's allowance, one agent at a time per worker",
+        "agent",
+        "grade",
+        "moves in games",
+        "positions",
+        "seconds",
+    )
+    for agent, record in records.items():
+        games, positions = moves_played(record)
+        grid.add_row(
+            agent, f"{record['score']:g}", str(games), str(positions), f"{record['seconds']:.1f}"
+        )
+    console.print(grid)
+    console.print(
+        f"{len(agents)} agents, {args.workers} workers: {wall:.1f} s wall, {cpu:.1f} s CPU "
+        f"(grader and agents), {wall * args.workers / len(agents):.1f} s of a worker per agent"
+    )
+    console.print(f"Machine: {machine()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

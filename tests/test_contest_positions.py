@@ -1,0 +1,102 @@
+"""Assignment 5's test suite of positions: the frozen verdicts are the solver's, and the rule."""
+
+from __future__ import annotations
+
+import pytest
+
+import solutions.agent
+from autograder.contest import make_positions
+from autograder.contest.frozen_positions import FROZEN_POSITIONS
+from autograder.contest.opponents import Choice, FunctionPlayer
+from autograder.contest.positions import (
+    POSITIONS,
+    POSITIONS_POINTS,
+    POSITIONS_TARGET,
+    Position,
+    play_positions,
+    positions_rule,
+)
+from games import ConnectFour
+from solutions import ConnectFourSolver
+
+GAME = ConnectFour()
+SAMPLE = [position for position in POSITIONS if len(position.moves) >= 24][:8]
+"""Positions the pure-Python solver settles in well under a second each, with their children."""
+
+
+def test_the_frozen_file_is_what_the_generator_writes() -> None:
+    source = make_positions.FROZEN_FILE.read_text(encoding="utf-8")
+    assert source == make_positions.module_text(list(FROZEN_POSITIONS), make_positions.SEED)
+    assert len(POSITIONS) == make_positions.COUNT == len(set(POSITIONS))
+
+
+def test_every_position_asks_something_of_a_mid_game() -> None:
+    for position in POSITIONS:
+        state = ConnectFour.from_moves(position.moves)
+        legal = GAME.actions(state)
+        assert 12 <= len(position.moves) <= 35 and not GAME.is_terminal(state)
+        assert position.value in ("win", "draw")
+        assert position.keeping and set(map(int, position.keeping)) < set(legal), position
+        assert not any(GAME.is_terminal(GAME.result(state, column)) for column in legal)
+
+
+def test_the_candidates_are_the_seeded_random_play_the_suite_came_from() -> None:
+    firsts = [position.moves for position in POSITIONS[:3]]
+    assert [moves for moves in make_positions.candidates(count=40) if moves in firsts] == firsts
+
+
+@pytest.mark.parametrize("position", SAMPLE, ids=[position.moves for position in SAMPLE])
+def test_a_frozen_verdict_is_the_exact_solver_s(position: Position) -> None:
+    solver = ConnectFourSolver("strong")
+    state = ConnectFour.from_moves(position.moves)
+    score = solver.solve(state)
+    assert position.value == ("win" if score > 0 else "draw") and score >= 0
+    keeping = ""
+    for column in GAME.actions(state):
+        child = -solver.solve(GAME.result(state, column))
+        if (child > 0) if score > 0 else (child == 0):
+            keeping += str(column)
+    assert keeping == position.keeping
+
+
+def test_a_move_that_keeps_the_value_passes_and_one_that_throws_it_away_fails() -> None:
+    won = next(position for position in POSITIONS if position.value == "win")
+    losing = next(
+        c for c in GAME.actions(ConnectFour.from_moves(won.moves)) if str(c) not in won.keeping
+    )
+    forfeit = Choice(None, 2000, "forfeited", "no move returned within its budget")
+    choices = (Choice(int(won.keeping[0])), Choice(losing), forfeit)
+    rule = positions_rule(choices, (won, won, won))
+    verdicts = rule.groups[0].verdicts
+    assert [verdict.passed for verdict in verdicts] == [True, False, False]
+    assert verdicts[1].got == f"column {losing}, which throws the win away"
+    assert verdicts[2].got == "no move (forfeited)" and "budget" in verdicts[2].hint
+    assert rule.points == 0  # a share of 1/3, below the floor
+
+
+def test_an_agent_that_always_keeps_the_value_earns_every_point() -> None:
+    keeping = {position.moves: int(position.keeping[-1]) for position in POSITIONS}
+    oracle = FunctionPlayer("oracle", lambda game, state, seconds: keeping[_moves_of(state)])
+    rule = positions_rule(play_positions(oracle))
+    assert rule.points == POSITIONS_POINTS and rule.full
+
+
+def test_the_reference_agent_keeps_enough_values_for_every_point() -> None:
+    """At the grading's allowance, in this process: the same moves as through the sandbox."""
+    agent = FunctionPlayer("reference", solutions.agent.connect_four_agent)
+    rule = positions_rule(play_positions(agent))
+    kept = sum(verdict.passed for verdict in rule.groups[0].verdicts)
+    assert rule.full and kept / len(POSITIONS) >= POSITIONS_TARGET, rule.description
+
+
+def test_a_rule_without_moves_earns_nothing_and_a_wrong_count_is_refused() -> None:
+    assert positions_rule(()).points == 0
+    with pytest.raises(ValueError, match="moves for"):
+        positions_rule((Choice(4),), POSITIONS[:2])
+
+
+_MOVES = {ConnectFour.from_moves(position.moves): position.moves for position in POSITIONS}
+
+
+def _moves_of(state) -> str:
+    return _MOVES[state]
