@@ -204,9 +204,11 @@ def test_the_schedule_pairs_every_playing_agent_once() -> None:
 
 
 def test_the_example_class_plays_its_tournament(tmp_path: Path) -> None:
-    """The bundled class: six students wrote an agent (see examples/README.md), the others
-    are listed as not playing. The four that search rank above the random agent and the one
-    that never answers, every one of whose moves is forfeited to the fallback column."""
+    """The bundled class: seven students wrote an agent (see examples/README.md), the others
+    are listed as not playing. The four that search within 200 states rank above the random
+    agent and the one that never answers, every one of whose moves is forfeited to the
+    fallback column; dan's fixed four plies run out of 200 states, so his moves are forfeited
+    too (he is not ranked here)."""
     out = tmp_path / "out"
     command = [sys.executable, "-m", "autograder", "tournament", "examples/class", "--out"]
     settings = ["--move-states", "200", "--seconds", "0.2", "--openings", "1", "--workers", "2",
@@ -219,10 +221,15 @@ def test_the_example_class_plays_its_tournament(tmp_path: Path) -> None:
     standings = {row["name"]: row for row in results["standings"]}
     order = list(standings)
     searching = {"alice_correct", "bob_last_ties", "carol_negamax", "wendy_noisy_but_correct"}
-    assert set(order) == {*searching, "xavier_random_moves", "trent_infinite_loop"}
+    assert set(order) == {
+        *searching,
+        "xavier_random_moves",
+        "trent_infinite_loop",
+        "dan_strict_cutoff",
+    }
     assert set(order[:4]) == searching
     games = _games(results)
-    assert len(games) == 6 * 5
+    assert len(games) == 7 * 6
     trent_moves = sum(
         game.mover(index) == game.players.index("trent_infinite_loop")
         for game in games
