@@ -139,16 +139,19 @@ def test_a_link_in_place_of_the_output_file_is_never_followed_by_the_grader(
     assert not list(view.parent.glob("student-*"))  # both working folders are gone
 
 
-def test_the_output_file_has_no_name_and_is_the_child_stdout_and_stderr(view: Path) -> None:
+def test_the_child_prints_into_a_pipe_and_the_kept_output_has_no_name(view: Path) -> None:
+    """The child's stdout and stderr are one pipe, which names no file; what the grader keeps
+    of it is a file without a name in the grader's scratch folder, not the working folder."""
     probe = "import os\nprint(*(os.readlink(f'/proc/self/fd/{fd}') for fd in (1, 2)), sep='|')\n"
     process = StudentProcess([[1, probe]], [], view, _limits())
     try:
         assert process.start().status == "loaded", process.output()
         out, err = process.output().rstrip("\n").split("|")
+        kept = os.readlink(f"/proc/self/fd/{process._output._file.fileno()}")
     finally:
         process.close()
-    assert out == err and out.startswith("/") and not out.startswith(str(process.workdir))
-    assert not Path(out).exists()  # unlinked (or never linked: O_TMPFILE)
+    assert out == err and out.startswith("pipe:[")
+    assert not kept.startswith(str(process.workdir)) and not Path(kept).exists()
 
 
 # -- Gradescope without namespaces, end to end --------------------------------------------------
