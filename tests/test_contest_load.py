@@ -23,7 +23,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CLASS = ROOT / "examples" / "class"
-ALLOWANCE = ["--move-states", "1000", "--move-seconds", "0.5"]
+ALLOWANCE = ["--move-states", "500", "--move-seconds", "0.5"]
 """A smaller allowance than the grading's, so that three runs fit in a minute; the rules are the
 same at any allowance (the grades are not: `test_contest_grades.py` checks those)."""
 
