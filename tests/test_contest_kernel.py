@@ -223,7 +223,7 @@ def sandbox_points(agent_source: str, allowance: Allowance | None, view: Path, f
     [
         (FIXED_DEPTH, None),  # the grader's allowance, as the notebook's cells use
         (SEEDED_RANDOM, QUICK),
-        (BOARD_READER, Allowance(2000, seconds=3.0)),
+        (BOARD_READER, Allowance(500, seconds=3.0)),  # deepens until its 500 states are spent
         (LETS_OUT_OF_STATES_ESCAPE, QUICK),
         (LOOPS, Allowance(500, seconds=0.05)),
         (RAISES, QUICK),
@@ -254,6 +254,15 @@ def test_the_reference_agent_earns_every_point_in_the_kernel_as_in_the_sandbox(
     failures = run_cells(reference)
     summary = dict(nbgrader_export.grading_summary(PLAYED_RULE_IDS))
     assert list(failures) == list(summary) and sum(summary.values()) == 100
+    rules = list(dict.fromkeys(key.partition("__")[0] for key in summary))
+    assert rules == [
+        "agent_beats_random",
+        "agent_beats_depth_2",
+        "agent_beats_depth_4",
+        "agent_wins_endgames",
+        "agent_keeps_the_value",
+        "agent_moves_in_time",
+    ]
     assert not any(failures.values()), failures
     assert sandbox_points(reference, None, view, tmp_path) == summary
 
