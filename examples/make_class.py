@@ -1031,66 +1031,48 @@ EXTRA_IMPORTS = {"xavier_random_moves": "import random\n"}
 # --------------------------------------------------------------------------------------------
 
 
+FIXED_DEPTH = '''\
+def connect_four_agent(game, state, seconds):
+    """{doc}"""
+
+    def search(node, depth, alpha, beta):
+        if game.is_terminal(node):
+            return game.utility(node)
+        if depth == 0:
+            return game.evaluate(node)
+        maximising = game.to_move(node) == MAX
+        value = -math.inf if maximising else math.inf
+        for action in game.actions(node):
+            found = search(game.result(node, action), depth - 1, alpha, beta)
+            if maximising:
+                value = max(value, found)
+                alpha = max(alpha, value)
+            else:
+                value = min(value, found)
+                beta = min(beta, value)
+            if alpha >= beta:
+                break
+        return value
+
+    sign = 1 if game.to_move(state) == MAX else -1
+    scores = {{}}
+    for action in game.actions(state):
+        scores[action] = sign * search(game.result(state, action), {below}, -math.inf, math.inf)
+    return max(scores, key=scores.get)
+'''
+"""A fixed-depth alpha-beta agent (bob's and dan's): `below` plies searched below each move."""
+
+
 AGENTS: dict[str, str] = {
     "alice_correct": module_source(agent) + "\n",  # the reference agent's module, as one cell
-    "bob_last_ties": '''\
-def connect_four_agent(game, state, seconds):
-    """Three plies of alpha-beta with the course's evaluation, whatever the budget allows."""
-
-    def search(node, depth, alpha, beta):
-        if game.is_terminal(node):
-            return game.utility(node)
-        if depth == 0:
-            return game.evaluate(node)
-        maximising = game.to_move(node) == MAX
-        value = -math.inf if maximising else math.inf
-        for action in game.actions(node):
-            found = search(game.result(node, action), depth - 1, alpha, beta)
-            if maximising:
-                value = max(value, found)
-                alpha = max(alpha, value)
-            else:
-                value = min(value, found)
-                beta = min(beta, value)
-            if alpha >= beta:
-                break
-        return value
-
-    sign = 1 if game.to_move(state) == MAX else -1
-    scores = {}
-    for action in game.actions(state):
-        scores[action] = sign * search(game.result(state, action), 2, -math.inf, math.inf)
-    return max(scores, key=scores.get)
-''',
-    "dan_strict_cutoff": '''\
-def connect_four_agent(game, state, seconds):
-    """Four plies of alpha-beta with the course's evaluation: bob's search, one ply deeper."""
-
-    def search(node, depth, alpha, beta):
-        if game.is_terminal(node):
-            return game.utility(node)
-        if depth == 0:
-            return game.evaluate(node)
-        maximising = game.to_move(node) == MAX
-        value = -math.inf if maximising else math.inf
-        for action in game.actions(node):
-            found = search(game.result(node, action), depth - 1, alpha, beta)
-            if maximising:
-                value = max(value, found)
-                alpha = max(alpha, value)
-            else:
-                value = min(value, found)
-                beta = min(beta, value)
-            if alpha >= beta:
-                break
-        return value
-
-    sign = 1 if game.to_move(state) == MAX else -1
-    scores = {}
-    for action in game.actions(state):
-        scores[action] = sign * search(game.result(state, action), 3, -math.inf, math.inf)
-    return max(scores, key=scores.get)
-''',
+    "bob_last_ties": FIXED_DEPTH.format(
+        doc="Three plies of alpha-beta with the course's evaluation, whatever the budget allows.",
+        below=2,
+    ),
+    "dan_strict_cutoff": FIXED_DEPTH.format(
+        doc="Four plies of alpha-beta with the course's evaluation: bob's search, one ply deeper.",
+        below=3,
+    ),
     "carol_negamax": '''\
 def connect_four_agent(game, state, seconds):
     """Greedy: the move whose position the evaluation likes best (a win first)."""
