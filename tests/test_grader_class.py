@@ -249,3 +249,15 @@ def test_a_decision_is_pointed_at_its_failing_value_function_not_told_to_swap_ma
     assert not any("is max/min the right way round" in h for h in hints)
     heidi = read_saved(graded / "heidi_root_picks_min" / "results.json").record
     assert any("is max/min the right way round" in v.hint for v in heidi.verdicts())
+
+
+def test_no_example_student_is_told_of_a_table_kept_between_calls(graded: Path) -> None:
+    """None of them keeps one: xavier and zack answer without searching (a repeated position
+    is not a table's), and the others search every position they generate (a tree's path that
+    was an inner node in another tree is a leaf here)."""
+    told = [
+        student
+        for student in _rows(graded)
+        if "carries positions over" in json.dumps(_record(graded, student))
+    ]
+    assert told == []

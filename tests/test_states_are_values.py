@@ -30,6 +30,7 @@ from autograder.platforms import notebook_checks
 from autograder.platforms.nbgrader_export import grade_id
 from autograder.reports.diagnoses import diagnosed
 from autograder.sandbox import Limits, StudentProcess, build_import_view
+from autograder.sandbox.tokens import Tokens
 from games import MAX, GameTree, TicTacToe
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -419,7 +420,8 @@ def test_the_sandbox_and_the_kernel_count_a_table_kept_between_calls_alike(
 ) -> None:
     """Call by call, the same states and the same positions carried over; a position searched
     in an earlier call generates nothing the second time, and loses the pruning instance."""
-    monkeypatch.setattr(notebook_checks, "MET_STATES", set())
+    monkeypatch.setattr(notebook_checks, "EXPANDED_STATES", set())
+    monkeypatch.setattr(notebook_checks, "EXPANDED_ROOTS", {})
     source = "import math\nfrom games import MAX\n" + EXACT_ACROSS_CALLS
     instances = rule("alphabeta_pruning").groups[2].instances
     instances = [*instances, instances[0]]  # the first position, asked again
@@ -441,3 +443,31 @@ def test_the_sandbox_and_the_kernel_count_a_table_kept_between_calls_alike(
     verdict = judge.judge_pruning(cases.case("alphabeta_value", instances[-1]), again, False)
     assert not verdict.passed
     assert "your table carries positions over from an earlier call" in verdict.hint
+
+
+def test_only_a_search_that_expanded_a_position_can_carry_it_to_a_later_call() -> None:
+    """`Tokens.carried`, as the kernel's `_carried` counts: what an earlier call expanded
+    (generated a child of) and this call meets without expanding."""
+    tokens = Tokens()
+    root, served = tokens.start_call("root", ["a"])
+    assert tokens.carried("minimax_value", served, set()) == 0  # a stub: expands nothing
+    root, served = tokens.start_call("root", ["a"])
+    assert tokens.carried("alphabeta_value", served, set()) == 0  # nothing searched it yet
+    root, served = tokens.start_call("root", ["a"])
+    assert tokens.carried("minimax_decision", served, {root}) == 0  # a decision expands it
+    root, served = tokens.start_call("root", ["a"])
+    assert tokens.carried("alphabeta_value", served, set()) == 0  # a decision's root: no table
+    root, served = tokens.start_call("root", ["a"])
+    assert tokens.carried("minimax_value", served, {root}) == 0  # a value search expands it
+    root, served = tokens.start_call("root", ["a"])
+    assert tokens.carried("alphabeta_value", served, set()) == 1  # answered from a table
+    inner = tokens.new("inner")
+    root, served = tokens.start_call("other", ["b"])
+    served[inner] = ("inner", [])  # a leaf here, though an inner node elsewhere
+    assert tokens.carried("minimax_value", served, {root}) == 0
+    root, served = tokens.start_call("other", ["b"])
+    served[inner] = ("inner", ["c"])
+    tokens.carried("minimax_value", served, {root, inner})  # searched below: remembered
+    root, served = tokens.start_call("third", ["d"])
+    served[inner] = ("inner", ["c"])
+    assert tokens.carried("minimax_value", served, {root}) == 1  # met again, not searched

@@ -54,9 +54,13 @@ SELF_CHECK_MISSING: set = set()
 SELF_CHECK_HINTS = True
 """Whether a failed self-check names the mistake it suspects (`explore` turns this off)."""
 
-MET_STATES: set = set()
-"""Every state an earlier call started from or generated: what a table kept between calls may
-hold (the `carried` of an `Outcome`)."""
+EXPANDED_STATES: set = set()
+"""Every state an earlier call generated a child of: what a table kept between calls may hold
+(the `carried` of an `Outcome`, counted as `autograder/sandbox/tokens.py` counts it)."""
+
+EXPANDED_ROOTS: dict = {}
+"""A function's kind ("value" of `*_value`, "decision" of `*_decision`) -> the states earlier
+calls of that kind started from and expanded."""
 
 
 # -- calling a student's function ----------------------------------------------------------
@@ -86,26 +90,26 @@ def call_function(function, game, state, args: tuple = (), timeout: float | None
         place = where(exception)
     finally:
         _stop_alarm(alarm)
-    carried = _carried(game, state, counted)
+    carried = _carried(getattr(function, "__name__", ""), state, counted)
     return Outcome(status, value, error, counted.states_generated, place, 0 if args else carried)
 
 
-def _carried(game, state, counted: RecordingGame) -> int:
-    """How many positions of earlier calls this call met and did not search, as the sandbox
-    counts them (`autograder/sandbox/tokens.py`); every position it met is then an earlier
-    call's (none, in a game of the student's own whose states are not hashable)."""
+def _carried(name: str, state, counted: RecordingGame) -> int:
+    """How many positions a call of `name` answered from a table kept between calls, as the
+    sandbox counts them (`Tokens.carried`): generated here, expanded by an earlier call and
+    not here, and the root if an earlier call of `name`'s kind expanded it and this one did not
+    (none, in a game of the student's own whose states are not hashable)."""
     try:
-        met = {state, *counted.generated}
+        parents, below = set(counted.parents), {*counted.generated} - {state}
+        roots = EXPANDED_ROOTS.setdefault(name.rpartition("_")[2], set())
     except TypeError:
         return 0
-    carried = sum(
-        1
-        for position in met
-        if position in MET_STATES
-        and position not in counted.parents
-        and (position == state or not game.is_terminal(position))
+    carried = int(state not in parents and state in roots) + sum(
+        p in EXPANDED_STATES and p not in parents and not counted.game.is_terminal(p) for p in below
     )
-    MET_STATES.update(met)
+    EXPANDED_STATES.update(parents)
+    if state in parents:
+        roots.add(state)
     return carried
 
 

@@ -285,7 +285,6 @@ class StudentProcess(PipeEnds, Holding):
                 outcome.status, outcome.value = "returned", message.get("value")
                 if type(outcome.value) is int and outcome.value in self.tokens.states:
                     outcome.value = {"state": "returned"}  # a token: a state, not an action
-                outcome.carried = 0 if args else self.tokens.carried(served, parents)
             elif op == "raised":
                 outcome.status = "raised"
                 error = str(message.get("error", ""))[:2000]
@@ -298,6 +297,8 @@ class StudentProcess(PipeEnds, Holding):
             self.stop()
         finally:
             self._cpu_cap = None
+            carried = self.tokens.carried(function, served, parents)
+            outcome.carried = carried if outcome.status == "returned" and not args else 0
         outcome.seconds = time.monotonic() - started
         return outcome
 

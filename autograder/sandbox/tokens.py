@@ -31,7 +31,8 @@ class Tokens:
         self.states: dict[int, Any] = {}  # token -> position
         self.most = most
         self._fresh = _random_tokens()
-        self._new: set[int] = set()  # the tokens first drawn in the current call
+        self._expanded: set[int] = set()  # positions an earlier call generated a child of
+        self._rooted: dict[str, set[int]] = {}  # "value" or "decision" -> roots expanded
 
     def start_call(self, state: Any, actions: list) -> tuple[int, dict[int, tuple[Any, list]]]:
         """A new call from `state`: its token, and the call's `served` map with only the root.
@@ -41,7 +42,8 @@ class Tokens:
         if len(self.named) >= self.most:
             self.named.clear()
             self.states.clear()
-        self._new = set()
+            self._expanded.clear()
+            self._rooted.clear()
         root = self.named.get(state)
         if root is None:
             root = self.new(state)
@@ -53,21 +55,33 @@ class Tokens:
         while token in self.states:  # 64 random bits: never in practice
             token = next(self._fresh)
         self.named[state], self.states[token] = token, state
-        self._new.add(token)
         return token
 
-    def carried(self, served: dict[int, tuple[Any, list]], parents: set[int]) -> int:
-        """How many positions of this call came from an earlier call and were not searched:
-        served here (the root first), first served in an earlier call, never the parent of a
-        `result` in this call, and the root or not terminal (they have actions).
+    def carried(self, function: str, served: dict[int, tuple[Any, list]], parents: set[int]) -> int:
+        """How many positions a call of `function` answered from a table kept between calls,
+        then remember what this call searched (call it once a call, whatever its end).
 
-        A correct search without a table expands every position it generates (or stops at
-        its horizon), and a table kept within one call has searched a position by the time it
-        finds it again; so in a search without a horizon, these are positions a table kept
-        from an earlier call answered.
+        Counted: a position generated in this call, not terminal here, that an earlier call
+        expanded (generated a child of) and this call did not (a tree's paths are alike in
+        every tree, so a leaf here may have been an inner node there); and the root, if an
+        earlier call of the same kind (a `*_value` function, or a `*_decision`, of any
+        algorithm) expanded it as its root and this call did not. A correct search without a
+        horizon expands every position it generates that is not terminal, and a table kept
+        within one call finds only what this call has expanded; so these are positions a table
+        kept from an earlier search answered. A function that never searches (a stub, a
+        random move) expands nothing, so it carries nothing, however often its positions
+        come back; nor does a value function whose root only a decision expanded before (the
+        decision may have searched its children with a stub).
         """
-        return sum(
+        root, *below = served
+        carried = sum(
             1
-            for number, (token, (_, actions)) in enumerate(served.items())
-            if (actions or number == 0) and token not in parents and token not in self._new
+            for token in below
+            if served[token][1] and token in self._expanded and token not in parents
         )
+        roots = self._rooted.setdefault(function.rpartition("_")[2], set())
+        carried += root not in parents and root in roots
+        self._expanded |= parents
+        if root in parents:
+            roots.add(root)
+        return carried
