@@ -9,7 +9,6 @@ example class's agents are graded at the grading's allowance and must get the gr
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import random
@@ -19,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from example_class import make_class
 
 from autograder.contest.referee import OPENINGS, Allowance, FunctionPlayer, play_game
 from games import MAX, MIN, OutOfStates
@@ -27,14 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CLASS = ROOT / "examples" / "class"
 
 
-def _make_class():
-    spec = importlib.util.spec_from_file_location("make_class", ROOT / "examples" / "make_class.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MAKE_CLASS = _make_class()
+MAKE_CLASS = make_class
 
 
 def _agent(student: str):

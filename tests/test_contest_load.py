@@ -10,7 +10,6 @@ same games, verdicts and points: no rule reads the wall clock.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
@@ -20,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from example_class import make_class
 
 ROOT = Path(__file__).resolve().parents[1]
 CLASS = ROOT / "examples" / "class"
@@ -31,10 +31,7 @@ pytestmark = pytest.mark.slow
 
 
 def _agents() -> list[str]:
-    spec = importlib.util.spec_from_file_location("make_class", ROOT / "examples" / "make_class.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return sorted(module.AGENTS)
+    return sorted(make_class.AGENTS)
 
 
 def _command(*args: str) -> list[str]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import csv
 import html
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from example_class import make_class
 
 from autograder.cli import main
 from autograder.grading.mistakes import MISTAKES
@@ -20,15 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CLASS = ROOT / "examples" / "class"
 
 
-def _example_class_spec():
-    """examples/make_class.py is the one place that says what each student should lose."""
-    spec = importlib.util.spec_from_file_location("make_class", ROOT / "examples" / "make_class.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MAKE_CLASS = _example_class_spec()
+MAKE_CLASS = make_class  # the one place that says what each student should lose
 LOSES = {student: set(rules) & set(RULE_IDS) for student, rules in MAKE_CLASS.SHOULD_LOSE.items()}
 """What each student loses when the class is graded on the rules of lectures 1-4 (the default)."""
 LOSES_IN_ASSIGNMENT_6 = {

@@ -12,7 +12,6 @@ also graded by `autograder.grading.grade`, and every rule group must get the sam
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import os
 import shutil
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from example_class import make_class
 
 pytest.importorskip("nbgrader")
 
@@ -63,13 +63,6 @@ EXAMPLE_STUDENTS = {
 }
 
 pytestmark = pytest.mark.slow
-
-
-def _make_class():
-    spec = importlib.util.spec_from_file_location("make_class", ROOT / "examples" / "make_class.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _nbgrader(course: Path, *args: str) -> None:
@@ -121,7 +114,6 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     course.mkdir()
     shutil.copy(COURSE / "nbgrader_config.py", course)
     shutil.copytree(COURSE / "source", course / "source")
-    make_class = _make_class()
     with (
         pytest.MonkeyPatch.context() as patch,
         tempfile.TemporaryDirectory() as scratch,

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from example_class import make_class
 
 pytest.importorskip("nbgrader")
 
@@ -324,11 +325,6 @@ def test_a_release_uses_the_courses_own_exchange_not_the_machines(course: Path) 
 
 def _validate(course: Path, student: str, tmp_path: Path) -> str:
     """nbgrader's Validate (what the button in the notebook runs) on an example student's code."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("make_class", ROOT / "examples" / "make_class.py")
-    make_class = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(make_class)
     code = make_class.student_code(student)
     notebook = nbformat.read(course / "release" / "minimax" / "minimax.ipynb", 4)
     for cell in notebook.cells:

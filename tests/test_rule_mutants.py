@@ -9,11 +9,11 @@ name, for the other functions to use.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
+from example_class import make_class
 
 from autograder.grading.grade import Settings, grade
 from autograder.grading.load import Submission, load
@@ -28,14 +28,7 @@ _correct = {{name: globals()[name] for name in {names!r}}}
 """
 
 
-def _make_class():
-    spec = importlib.util.spec_from_file_location("make_class", ROOT / "examples" / "make_class.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MAKE_CLASS = _make_class()
+MAKE_CLASS = make_class
 
 # rule id -> (the mistake, the function of its example student that breaks the rule)
 MUTANTS = {

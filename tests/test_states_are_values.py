@@ -12,12 +12,12 @@ sentinel.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from pathlib import Path
 
 import nbformat
 import pytest
+from example_class import make_class
 
 from autograder.grading import cases, diagnosis, judge
 from autograder.grading.grade import Settings, grade
@@ -38,16 +38,9 @@ GROUPS = {grade_id(r, g): (r.id, g.name) for r in rules() for g in r.groups}
 FAST = Limits(timeout=5.0, load_timeout=5.0, memory_mb=512, output_kb=64)
 
 
-def _make_class():
-    spec = importlib.util.spec_from_file_location("make_class", ROOT / "examples" / "make_class.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _student(name: str) -> str:
     """The functions an example student overrides, from examples/make_class.py."""
-    return "\n\n" + "\n\n".join(_make_class().OVERRIDES[name].values())
+    return "\n\n" + "\n\n".join(make_class.OVERRIDES[name].values())
 
 
 # A correct alpha-beta with a transposition table: one table per call of alphabeta_value, each
@@ -93,7 +86,7 @@ def alphabeta_value(game, state, alpha=-math.inf, beta=math.inf, table=None):
 
 # The classic bug: a fail-hard result stored as exact, whatever window produced it.
 BOUND_AS_EXACT = _student("abel_table_bound_as_exact")
-TABLE = TABLE_VALUE + _make_class().OVERRIDES["abel_table_bound_as_exact"]["alphabeta_decision"]
+TABLE = TABLE_VALUE + make_class.OVERRIDES["abel_table_bound_as_exact"]["alphabeta_decision"]
 
 # Every child built first, then a later action kept when its value only ties the best: with the
 # window carried, that value may be a cut-off's bound (the reference's searches are fail-soft).
