@@ -7,12 +7,14 @@ import pytest
 import solutions.agent
 from autograder.contest import make_positions
 from autograder.contest.frozen_positions import FROZEN_POSITIONS
+from autograder.contest.levels import play_contest
 from autograder.contest.opponents import Choice, FunctionPlayer
 from autograder.contest.positions import (
     POSITIONS,
     POSITIONS_POINTS,
     POSITIONS_TARGET,
     Position,
+    graded_rules,
     play_positions,
     positions_rule,
 )
@@ -87,6 +89,30 @@ def test_the_reference_agent_keeps_enough_values_for_every_point() -> None:
     rule = positions_rule(play_positions(agent))
     kept = sum(verdict.passed for verdict in rule.groups[0].verdicts)
     assert rule.full and kept / len(POSITIONS) >= POSITIONS_TARGET, rule.description
+
+
+def test_a_mutant_that_throws_the_suite_s_values_away_loses_exactly_that_rule() -> None:
+    """The reference, except that in each position of the suite it plays a legal move that
+    throws the value away: it loses the suite's points and keeps every other rule's."""
+    throwing = {
+        position.moves: next(
+            column
+            for column in GAME.actions(ConnectFour.from_moves(position.moves))
+            if str(column) not in position.keeping
+        )
+        for position in POSITIONS
+    }
+
+    def mutant(game, state, seconds):
+        moves = _MOVES.get(state)
+        if moves is not None:
+            return throwing[moves]
+        return solutions.agent.connect_four_agent(game, state, seconds)
+
+    agent = FunctionPlayer("mutant", mutant)
+    rules = graded_rules(play_contest(agent), play_positions(agent), "mutant")
+    lost = {rule.id: rule.max_points - rule.points for rule in rules if not rule.full}
+    assert lost == {"agent_keeps_the_value": POSITIONS_POINTS}
 
 
 def test_a_rule_without_moves_earns_nothing_and_a_wrong_count_is_refused() -> None:
