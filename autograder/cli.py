@@ -5,35 +5,24 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import signal
 import sys
-import tempfile
-from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+# Every job is imported by the command that runs it, not here: `python -m autograder grade`
+# then never pays for nbformat, the tournament or copy detection, and `--help` shows at once.
 
-from autograder import sandbox
-from autograder.contest import referee, tournament
-from autograder.grading import grade as grading
-from autograder.grading import pool
-from autograder.grading.assignment_of import assignment_of
-from autograder.grading.load import MAX_BYTES, discover, unpacking
-from autograder.grading.outcomes import Terminated, refused, terminated
-from autograder.grading.records import GradeRecord
-from autograder.grading.rules import ASSIGNMENT_RULES, RULE_IDS
-from autograder.platforms import gradescope, lms, nbgrader_import
-from autograder.reports import class_report, files, roster, similarity, terminal
-from autograder.sandbox import (
-    Limits,
-    become_subreaper,
-    build_import_view,
-    jail_support,
-    reap_orphans,
-    start_font_cache,
+COMMANDS = (
+    "grade",
+    "gradescope",
+    "gradescope-run",
+    "nbgrader-import",
+    "export",
+    "similarity",
+    "nbgrader-cells",
+    "tournament",
 )
+"""The subcommands, in the order `--help` lists them."""
 
 MEMORY_FLOOR_MB = 64
 """The least --memory accepted: a submission's Python needs about 16 MiB to start, and more to
@@ -82,19 +71,32 @@ _memory = _setting(int, "a whole number of MiB", lambda v: v >= MEMORY_FLOOR_MB,
                    )  # fmt: skip
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line (the CLI reference is generated from it); with `only`, one of
+    `COMMANDS`, just that command's arguments: a run imports its own command's modules only."""
     parser = _Parser(prog="python -m autograder", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    _add_grade(commands)
-    _add_gradescope(commands)
-    _add_course_tools(commands)
-    tournament.add_parser(
-        commands, seconds=_seconds, workers=_workers, memory=_memory, states=_states
+    adders = (
+        (("grade",), _add_grade),
+        (("gradescope", "gradescope-run"), _add_gradescope),
+        (("nbgrader-import",), _add_nbgrader_import),
+        (("export",), _add_export),
+        (("similarity", "nbgrader-cells"), _add_similarity_and_cells),
+        (("tournament",), _add_tournament),
     )
+    for names, add in adders:
+        if only is None or only in names:
+            add(commands)
     return parser
 
 
 def _add_grade(commands) -> None:
+    from autograder.contest import referee
+    from autograder.grading.load import MAX_BYTES
+    from autograder.grading.rules import ASSIGNMENT_RULES
+    from autograder.reports import roster
+    from autograder.sandbox import Limits
+
     grade = commands.add_parser("grade", help="grade notebooks and write grades and feedback")
     grade.add_argument("paths", nargs="+", type=Path, help="notebooks, .py files or folders")
     grade.add_argument("--out", type=Path, required=True, help="folder for grades and feedback")
@@ -158,6 +160,9 @@ def _add_grade(commands) -> None:
 
 
 def _add_gradescope(commands) -> None:
+    from autograder.grading.rules import ASSIGNMENT_RULES
+    from autograder.platforms import gradescope
+
     bundle = commands.add_parser("gradescope", help="build a Gradescope autograder bundle (zip)")
     bundle.add_argument("--out", type=Path, default=Path("autograder.zip"))
     bundle.add_argument(
@@ -182,10 +187,29 @@ def _add_gradescope(commands) -> None:
     inside.add_argument("--output-format", choices=("html", "markdown"), default="html")
 
 
-def _add_course_tools(commands) -> None:
-    """nbgrader-import, export, similarity and nbgrader-cells."""
+def _add_nbgrader_import(commands) -> None:
+    from autograder.platforms import nbgrader_import
+
     nbgrader_import.add_parser(commands, seconds=_seconds, workers=_workers, memory=_memory)
+
+
+def _add_export(commands) -> None:
+    from autograder.platforms import lms
+
     lms.add_parser(commands)
+
+
+def _add_tournament(commands) -> None:
+    from autograder.contest import tournament
+
+    tournament.add_parser(
+        commands, seconds=_seconds, workers=_workers, memory=_memory, states=_states
+    )
+
+
+def _add_similarity_and_cells(commands) -> None:
+    from autograder.grading.rules import ASSIGNMENT_RULES
+
     similar = commands.add_parser(
         "similarity", help="list submissions that look alike, or like the reference solutions"
     )
@@ -205,19 +229,39 @@ def _add_course_tools(commands) -> None:
 def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
     """Run the command line. `adopt_orphans` is for a process whose only children are graded
     submissions (the `python -m autograder` command): see `sandbox.become_subreaper`."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # a bad setting, already explained on stderr (or --help)
         return int(stop.code or 0)
+    if args.command != "grade":
+        return _other_command(args, parser.prog, adopt_orphans)
+    from autograder.grading.load import unpacking
+    from autograder.grading.outcomes import refused
+
+    why = refused(args)
+    if why:
+        print(f"{parser.prog} grade: error: {why}", file=sys.stderr)
+        return 2
+    from autograder import grade_command
+
+    with unpacking(args.paths) as unpack:
+        return grade_command.command(args, parser.prog, adopt_orphans, unpack)
+
+
+def _other_command(args: argparse.Namespace, prog: str, adopt_orphans: bool) -> int:
+    """Every command but `grade`, each importing its own job."""
     if args.command == "gradescope":
+        from autograder.platforms import gradescope
+
         try:
             built = gradescope.build_bundle(
                 args.out, args.assignment, args.details, args.output_format
             )
         except OSError as error:
             why = gradescope.why_not_written(args.out, error)
-            print(f"{parser.prog} gradescope: error: --out {args.out} {why}", file=sys.stderr)
+            print(f"{prog} gradescope: error: --out {args.out} {why}", file=sys.stderr)
             return 2
         print(f"wrote {built}: upload it as the autograder")
         return 0
@@ -226,169 +270,33 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
 
         return nbgrader_export.cells_command(args.rules, args.json)
     if args.command == "export":
+        from autograder.platforms import lms
+
         return lms.export_command(args)
     if args.command == "nbgrader-import":
+        from autograder.platforms import nbgrader_import
+
         return nbgrader_import.command(args, lambda argv: main(argv, adopt_orphans=adopt_orphans))
     if args.command == "similarity":
+        from autograder.reports import similarity
+
         return similarity.command(args)
     if args.command == "tournament":
+        from autograder.contest import tournament
+
         return tournament.command(args, adopt_orphans)
-    if args.command == "gradescope-run":
-        if adopt_orphans:
-            become_subreaper()
-        rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
-        results = gradescope.run_in_gradescope(
-            args.root, None, rule_ids, args.details, args.output_format
-        )
-        print(f"score {results['score']:g}")
-        return 0
-    why = refused(args)
-    if why:
-        print(f"{parser.prog} grade: error: {why}", file=sys.stderr)
-        return 2
-    with unpacking(args.paths) as unpack:
-        return _grade_command(args, parser.prog, adopt_orphans, unpack)
+    from autograder.grading.rules import ASSIGNMENT_RULES, RULE_IDS
+    from autograder.platforms import gradescope
+    from autograder.sandbox import become_subreaper
 
-
-def _grade_command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
-    console = Console(quiet=args.quiet, width=None if sys.stdout.isatty() else 140)
-    found = discover(args.paths, args.assignment, unpack)
-    if args.assignment is None:  # a lone notebook is graded on its own assignment's rules
-        args.assignment, note = assignment_of(args.paths, found.submissions)
-        if note:
-            console.print(note, highlight=False)
-    for path, reason in found.skipped:
-        console.print(
-            f"[yellow]skipped[/yellow] {terminal.plain_text(str(path))}: "
-            f"{terminal.plain_text(reason)}"
-        )
-    if not found.submissions:
-        print(
-            f"{prog} grade: error: no submissions found: give notebooks, .py files or "
-            "folders of them",
-            file=sys.stderr,
-        )
-        return 2
-    load_timeout = max(10.0, 3 * args.timeout)  # importing plotting libraries takes seconds
-    limits = Limits(
-        timeout=args.timeout,
-        load_timeout=load_timeout,
-        memory_mb=args.memory,
-        isolation=args.isolation,
-        budget=args.budget,
-    )
-    jailed, how = jail_support() if args.isolation != "process" else (False, "--isolation process")
-    if args.isolation == "jail" and not jailed:
-        console.print(f"[red]--isolation jail[/red]: the jail cannot be used here: {how}")
-        return 2
-    console.print(
-        f"isolation: {'jail (' + how + ')' if jailed else 'process only (' + how + ')'}",
-        highlight=False,
-    )
-    if adopt_orphans:
+    if adopt_orphans:  # gradescope-run
         become_subreaper()
-    sandbox.start_run()
-    sandbox.sweep()  # what a killed earlier run left: its cgroups and scratch folders
-    previous_term = signal.signal(signal.SIGTERM, terminated)
-    try:
-        return _grade_run(args, found, limits, jailed, console)
-    finally:
-        signal.signal(signal.SIGTERM, previous_term)
-        sandbox.sweep(only_this_run=True)  # every cgroup this run made, its processes killed
-
-
-def _grade_run(args, found, limits: Limits, jailed: bool, console: Console) -> int:
-    scratch_prefix = f"autograder-run-{os.getpid()}-"
-    try:
-        lock = files.OutputLock(args.out)
-    except OSError as error:  # what `refused` cannot see coming: a full disk, a long name
-        print(f"python -m autograder grade: error: --out {args.out} cannot be used: "
-              f"{error.strerror or error}", file=sys.stderr)  # fmt: skip
-        return 2
-    with lock, tempfile.TemporaryDirectory(prefix=scratch_prefix) as scratch:
-        files.remove_temporary_files(args.out)
-        known = files.saved_students(args.out)  # before any submission runs
-        similar = (
-            similarity.SimilarPairs(
-                args.out, similarity.class_submissions(args.out, known, found.submissions)
-            )
-            if args.similarity
-            else None
-        )
-        isolation = "jail" if jailed else "process"
-        students = roster.class_roster(args.out, args.roster)
-        names = roster.roster_names(students)
-        try:
-            records = run(found.submissions, args, limits, Path(scratch), console, isolation)
-            records = files.whole_class(args.out, known, records)
-            try:
-                files.write_atomically(args.out / "grades.csv", files.grades_csv(records, names))
-                summary = class_report.write_class_files(args.out, records, similar, names)
-            except OSError as error:
-                console.print(f"[red]grades.csv could not be written[/red]: {error}")
-                return 1
-        finally:
-            if similar is not None:
-                similar.close()  # an interrupted run leaves no comparison running
-    reap_orphans()
-    console.print(terminal.terminal_table(records, names=names))
-    for line in terminal.closing_lines(summary, args.out):
-        console.print(line, highlight=False)
-    unknown = sorted(r.student for r in records if students and r.student not in students)
-    if unknown:
-        ids = ", ".join(map(terminal.plain_text, unknown))
-        console.print(f"not in the roster (check their ids): {ids}", highlight=False)
-    console.print(
-        f"grades: {args.out / 'grades.csv'}; feedback: {args.out}/<student>/feedback.html"
-    )
-    return 0
-
-
-def run(
-    submissions, args, limits: Limits, scratch: Path, console: Console, isolation: str = "process"
-) -> list[GradeRecord]:
-    """Grade every submission (reusing unchanged results) and return their records."""
     rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
-    move, states = getattr(args, "move_seconds", None), getattr(args, "move_states", None)
-    stamp = files.grading_stamp(rule_ids, isolation, limits, args.max_size, move, states)
-    fonts = start_font_cache(scratch)  # in a process of its own, while the answers are computed
-    grading.warm_up()
-    view = build_import_view(scratch, fonts)
-    settings = grading.Settings(limits, view, rule_ids, int(args.max_size * 2**20), move, states)
-    records: dict[str, GradeRecord] = {}
-    pending = list(submissions)
-    if not args.force:
-        records, pending = files.unchanged_records(args.out, pending, stamp, settings.max_bytes)
-    if len(records):
-        console.print(
-            f"{len(records)} unchanged submission(s) already graded (use --force to regrade)"
-        )
-    columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True) as progress:
-        task = progress.add_task("grading", total=len(pending))
-
-        def finished(record: GradeRecord, page: str) -> None:
-            try:
-                files.save_student(args.out, record, stamp, page)
-            except OSError as error:
-                status = f"graded, but its results could not be saved: {error}"
-                record = replace(record, status=status)
-            records[record.student] = record
-            progress.advance(task)
-
-        try:
-            if args.workers == 1:
-                for item in pending:
-                    finished(*pool.grade_one(item, settings))
-            else:
-                pool.grade_in_workers(pending, settings, args.workers, finished)
-        except (KeyboardInterrupt, Terminated) as stop:
-            console.print("interrupted: the students finished so far keep their results")
-            files.write_atomically(
-                args.out / "grades.csv", files.grades_csv(list(records.values()))
-            )
-            raise SystemExit(143 if isinstance(stop, Terminated) else 130) from None
-    return list(records.values())
+    results = gradescope.run_in_gradescope(
+        args.root, None, rule_ids, args.details, args.output_format
+    )
+    print(f"score {results['score']:g}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from openskill.models import PlackettLuce
 
 from autograder.contest import referee
 from autograder.contest.referee import PlayedGame
@@ -36,6 +35,9 @@ def game_order(game: PlayedGame) -> tuple:
 
 def rate(games: Sequence[PlayedGame], names: Sequence[str]) -> dict[str, tuple[float, float]]:
     """Each agent's (mu, sigma) after the games, taken in `game_order`."""
+    from openskill.models import PlackettLuce  # here: only the tournament rates, and every
+    # `python -m autograder` command imports this module through the tournament's parser
+
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in names}
     for game in sorted(games, key=game_order):

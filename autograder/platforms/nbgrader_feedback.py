@@ -14,8 +14,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import nbformat
-
 from autograder.grading.records import GradeRecord, GroupResult
 
 REPLACED = (
@@ -69,6 +67,9 @@ def rewrite_outputs(path: Path, outputs: dict[str, str]) -> bool:
     `outputs` gives each; False if there is no such notebook."""
     if not outputs or path.is_symlink() or not path.is_file():
         return False
+    import nbformat  # here, not at the top: nbformat's jsonschema takes a second to import,
+    # and every `python -m autograder` command would pay it (nbgrader-import alone needs it)
+
     document = nbformat.read(path, as_version=4)
     for cell in document.cells:
         grade = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")

@@ -1,0 +1,178 @@
+"""`python -m autograder grade`: grade a class, write its files, print its table.
+
+Imported by `cli.py` only when the command is `grade`, with every module it needs.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from autograder import sandbox
+from autograder.grading import grade as grading
+from autograder.grading import pool
+from autograder.grading.assignment_of import assignment_of
+from autograder.grading.load import discover
+from autograder.grading.outcomes import Terminated, terminated
+from autograder.grading.records import GradeRecord
+from autograder.grading.rules import ASSIGNMENT_RULES, RULE_IDS
+from autograder.reports import class_report, files, roster, similarity, terminal
+from autograder.sandbox import (
+    Limits,
+    become_subreaper,
+    build_import_view,
+    jail_support,
+    reap_orphans,
+    start_font_cache,
+)
+
+
+def command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
+    """Grade the class `args` names (its archives unpacked in `unpack`); the exit code."""
+    console = Console(quiet=args.quiet, width=None if sys.stdout.isatty() else 140)
+    found = discover(args.paths, args.assignment, unpack)
+    if args.assignment is None:  # a lone notebook is graded on its own assignment's rules
+        args.assignment, note = assignment_of(args.paths, found.submissions)
+        if note:
+            console.print(note, highlight=False)
+    for path, reason in found.skipped:
+        console.print(
+            f"[yellow]skipped[/yellow] {terminal.plain_text(str(path))}: "
+            f"{terminal.plain_text(reason)}"
+        )
+    if not found.submissions:
+        print(
+            f"{prog} grade: error: no submissions found: give notebooks, .py files or "
+            "folders of them",
+            file=sys.stderr,
+        )
+        return 2
+    load_timeout = max(10.0, 3 * args.timeout)  # importing plotting libraries takes seconds
+    limits = Limits(
+        timeout=args.timeout,
+        load_timeout=load_timeout,
+        memory_mb=args.memory,
+        isolation=args.isolation,
+        budget=args.budget,
+    )
+    jailed, how = jail_support() if args.isolation != "process" else (False, "--isolation process")
+    if args.isolation == "jail" and not jailed:
+        console.print(f"[red]--isolation jail[/red]: the jail cannot be used here: {how}")
+        return 2
+    console.print(
+        f"isolation: {'jail (' + how + ')' if jailed else 'process only (' + how + ')'}",
+        highlight=False,
+    )
+    if adopt_orphans:
+        become_subreaper()
+    sandbox.start_run()
+    sandbox.sweep()  # what a killed earlier run left: its cgroups and scratch folders
+    previous_term = signal.signal(signal.SIGTERM, terminated)
+    try:
+        return run_and_report(args, found, limits, jailed, console)
+    finally:
+        signal.signal(signal.SIGTERM, previous_term)
+        sandbox.sweep(only_this_run=True)  # every cgroup this run made, its processes killed
+
+
+def run_and_report(args, found, limits: Limits, jailed: bool, console: Console) -> int:
+    """Grade what was found, then write the class files and print the table."""
+    scratch_prefix = f"autograder-run-{os.getpid()}-"
+    try:
+        lock = files.OutputLock(args.out)
+    except OSError as error:  # what `refused` cannot see coming: a full disk, a long name
+        print(f"python -m autograder grade: error: --out {args.out} cannot be used: "
+              f"{error.strerror or error}", file=sys.stderr)  # fmt: skip
+        return 2
+    with lock, tempfile.TemporaryDirectory(prefix=scratch_prefix) as scratch:
+        files.remove_temporary_files(args.out)
+        known = files.saved_students(args.out)  # before any submission runs
+        similar = (
+            similarity.SimilarPairs(
+                args.out, similarity.class_submissions(args.out, known, found.submissions)
+            )
+            if args.similarity
+            else None
+        )
+        isolation = "jail" if jailed else "process"
+        students = roster.class_roster(args.out, args.roster)
+        names = roster.roster_names(students)
+        try:
+            records = run(found.submissions, args, limits, Path(scratch), console, isolation)
+            records = files.whole_class(args.out, known, records)
+            try:
+                files.write_atomically(args.out / "grades.csv", files.grades_csv(records, names))
+                summary = class_report.write_class_files(args.out, records, similar, names)
+            except OSError as error:
+                console.print(f"[red]grades.csv could not be written[/red]: {error}")
+                return 1
+        finally:
+            if similar is not None:
+                similar.close()  # an interrupted run leaves no comparison running
+    reap_orphans()
+    console.print(terminal.terminal_table(records, names=names))
+    for line in terminal.closing_lines(summary, args.out):
+        console.print(line, highlight=False)
+    unknown = sorted(r.student for r in records if students and r.student not in students)
+    if unknown:
+        ids = ", ".join(map(terminal.plain_text, unknown))
+        console.print(f"not in the roster (check their ids): {ids}", highlight=False)
+    console.print(
+        f"grades: {args.out / 'grades.csv'}; feedback: {args.out}/<student>/feedback.html"
+    )
+    return 0
+
+
+def run(
+    submissions, args, limits: Limits, scratch: Path, console: Console, isolation: str = "process"
+) -> list[GradeRecord]:
+    """Grade every submission (reusing unchanged results) and return their records."""
+
+    rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
+    move, states = getattr(args, "move_seconds", None), getattr(args, "move_states", None)
+    stamp = files.grading_stamp(rule_ids, isolation, limits, args.max_size, move, states)
+    fonts = start_font_cache(scratch)  # in a process of its own, while the answers are computed
+    grading.warm_up()
+    view = build_import_view(scratch, fonts)
+    settings = grading.Settings(limits, view, rule_ids, int(args.max_size * 2**20), move, states)
+    records: dict[str, GradeRecord] = {}
+    pending = list(submissions)
+    if not args.force:
+        records, pending = files.unchanged_records(args.out, pending, stamp, settings.max_bytes)
+    if len(records):
+        console.print(
+            f"{len(records)} unchanged submission(s) already graded (use --force to regrade)"
+        )
+    columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("grading", total=len(pending))
+
+        def finished(record: GradeRecord, page: str) -> None:
+            try:
+                files.save_student(args.out, record, stamp, page)
+            except OSError as error:
+                status = f"graded, but its results could not be saved: {error}"
+                record = replace(record, status=status)
+            records[record.student] = record
+            progress.advance(task)
+
+        try:
+            if args.workers == 1:
+                for item in pending:
+                    finished(*pool.grade_one(item, settings))
+            else:
+                pool.grade_in_workers(pending, settings, args.workers, finished)
+        except (KeyboardInterrupt, Terminated) as stop:
+            console.print("interrupted: the students finished so far keep their results")
+            files.write_atomically(
+                args.out / "grades.csv", files.grades_csv(list(records.values()))
+            )
+            raise SystemExit(143 if isinstance(stop, Terminated) else 130) from None
+    return list(records.values())
