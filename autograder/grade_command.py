@@ -139,7 +139,7 @@ def run(
     move, states = getattr(args, "move_seconds", None), getattr(args, "move_states", None)
     stamp = files.grading_stamp(rule_ids, isolation, limits, args.max_size, move, states)
     fonts = start_font_cache(scratch)  # in a process of its own, while the answers are computed
-    grading.warm_up()
+    grading.warm_up(rule_ids)  # in this process: the workers fork with the answers
     view = build_import_view(scratch, fonts)
     settings = grading.Settings(limits, view, rule_ids, int(args.max_size * 2**20), move, states)
     records: dict[str, GradeRecord] = {}

@@ -7,7 +7,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-
 from autograder.contest import referee
 from autograder.contest.referee import PlayedGame
 

@@ -9,6 +9,7 @@ the reference generates on a small tree) is kept in a `Reference`.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from functools import cache
 
@@ -241,9 +242,13 @@ def judge_group(rule: Rule, group: Group, outcomes: dict) -> list[Verdict]:
     return verdicts
 
 
-def warm_up() -> None:
-    """Compute every case now, once, before any worker starts."""
+def warm_up(rule_ids: Collection[str] | None = None) -> None:
+    """Compute every case of the rules `rule_ids` (default: every rule) now, once, before any
+    worker starts. Only the graded rules': Assignment 6's expectiminimax cases alone take three
+    quarters of the time of all, and a run that does not grade them never needs them."""
     for rule in rules():
+        if rule_ids is not None and rule.id not in rule_ids:
+            continue
         for group in rule.groups:
             for instance in group.instances:
                 reference(group.function, instance)

@@ -194,7 +194,7 @@ def run_in_gradescope(
         limits, why_not = _isolation(root)
         if limits is None:
             return _refuse(results_path, why_not, output_format)
-    warm_up()
+    warm_up(rule_ids)
     submission = Submission("submission", tuple(uploaded))
     with tempfile.TemporaryDirectory(prefix="autograder-") as scratch:
         settings = Settings(limits, build_import_view(Path(scratch)), rule_ids=rule_ids)
