@@ -3,7 +3,7 @@
 The example class's agents (see examples/README.md: the reference, which deepens until its
 budget of states is spent, two fixed-depth searches, a greedy one, an agent with its own evaluation
 of `game.board` that draws equal moves at random, a random one and one stuck in a loop) are
-graded three times by `python -m autograder grade --assignment connect_four`, while another
+graded twice by `python -m autograder grade --assignment connect_four`, while another
 grading run of the whole class keeps both cores busy. Every run must give every agent the very
 same games, verdicts and points: no rule reads the wall clock.
 """
@@ -24,7 +24,7 @@ from example_class import make_class
 ROOT = Path(__file__).resolve().parents[1]
 CLASS = ROOT / "examples" / "class"
 ALLOWANCE = ["--move-states", "500", "--move-seconds", "0.5"]
-"""A smaller allowance than the grading's, so that three runs fit in a minute; the rules are the
+"""A smaller allowance than the grading's, so that two runs fit in half a minute; the rules are the
 same at any allowance (the grades are not: `test_contest_grades.py` checks those)."""
 
 pytestmark = pytest.mark.slow
@@ -88,16 +88,21 @@ def test_the_example_agents_get_the_same_games_and_grades_on_a_busy_machine(
     for student in students:
         shutil.copy(CLASS / f"{student}.ipynb", submissions)
     runs = []
-    for number in range(3):
+    for number in range(2):  # any difference between two runs under load fails the test
         out = tmp_path / f"run-{number}"
         command = _command(str(submissions), "--out", str(out), "--assignment", "connect_four")
         graded = subprocess.run(
-            [*command, *ALLOWANCE], cwd=ROOT, capture_output=True, text=True, timeout=120
+            # a safety net only (a run takes about 18 s beside the busy run; at load 13, over 120 s)
+            [*command, *ALLOWANCE],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=900,
         )
         assert graded.returncode == 0, graded.stderr
         assert any(run.poll() is None for run in busy_machine)  # the other run is still going
         runs.append(((out / "grades.csv").read_text(), _graded(out, students)))
-    assert runs[0] == runs[1] == runs[2]
+    assert runs[0] == runs[1]
     grades, records = runs[0]
     scores = {student: record["score"] for student, record in records.items()}
     assert scores["alice_correct"] == max(scores.values()) and scores["trent_infinite_loop"] == 0

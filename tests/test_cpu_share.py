@@ -1,8 +1,10 @@
 """A submission that starts busy processes everywhere cannot take its neighbour's CPU.
 
 The hog forks 30 processes at import, each in a session of its own and re-pinned to every CPU,
-which spin while its calls sleep. An honest submission graded beside it (two workers, so at
-the same time) must get the same grade, in not much more time than when graded alone.
+which spin while its calls sleep (2 s each, until its function's third of the 30 s budget is
+spent: 10 s of hogging, several times what the honest submission takes). An honest submission
+graded beside it (two workers, so at the same time) must get the same grade, in not much more
+time than when graded alone.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ pytestmark = pytest.mark.skipif(
 def _honest_seconds(folder: Path, out: Path) -> tuple[float, float]:
     done = subprocess.run(
         [sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out),
-         "--workers", "2", "--timeout", "5", "--quiet"],
+         "--workers", "2", "--timeout", "5", "--budget", "30", "--quiet"],
         capture_output=True, text=True, timeout=300, cwd=ROOT,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
