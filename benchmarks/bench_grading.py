@@ -273,6 +273,32 @@ def breakdown(course: Path, out: Path) -> None:
     )
 
 
+def served_states_by_function() -> None:
+    """Print where a correct student's served states go: per graded function, its calls, the
+    states the reference generates in them, and its largest instance (the candidates for a
+    selection of instances by what they catch)."""
+    from autograder.grading.cases import reference
+    from autograder.grading.grade import planned_calls, warm_up
+    from autograder.grading.rules import RULE_IDS, selected_rules
+
+    warm_up(RULE_IDS)
+    totals: dict[str, list] = {}
+    for function, instance in planned_calls(selected_rules(RULE_IDS)):
+        states = reference(function, instance).case.states
+        calls, total, largest = totals.setdefault(function, [0, 0, (0, "")])
+        totals[function] = [calls + 1, total + states, max(largest, (states, instance.name))]
+    grid = table(
+        "Served states of a correct student, by graded function (the reference's counts)",
+        "function",
+        "calls",
+        "states",
+        "largest instance",
+    )
+    for function, (calls, total, (most, name)) in sorted(totals.items(), key=lambda i: -i[1][1]):
+        grid.add_row(function, f"{calls}", f"{total:,}", f"{most:,}: {name[:50]}")
+    console.print(grid)
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -373,6 +399,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.breakdown:
             console.print("re-grading in this process with stage timers ...")
             breakdown(course, root / "grades-breakdown")
+            served_states_by_function()
     return report(args, times, nbgrader, otter, problems)
 
 
