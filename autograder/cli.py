@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import NoReturn
 
 # Every job is imported by the command that runs it, not here: `python -m autograder grade`
-# then never pays for nbformat, the tournament or copy detection, and `--help` shows at once.
+# then never pays for nbformat, the tournament or copy detection (see tests/test_startup.py).
 
 COMMANDS = (
     "grade",

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder.cli import COMMANDS, build_parser
+
 REPO = Path(__file__).resolve().parents[1]
 ALICE = REPO / "examples" / "class" / "alice_correct.ipynb"
 
@@ -34,6 +36,21 @@ def loaded_after(code: str, tmp_path: Path) -> set[str]:
     return {name.split(".")[0] for name in json.loads(record.read_text())} | set(
         json.loads(record.read_text())
     )
+
+
+def _commands(parser) -> dict:
+    """The subcommands' own parsers, by name."""
+    (subparsers,) = [a for a in parser._actions if a.dest == "command"]
+    return subparsers.choices
+
+
+def test_a_commands_own_parser_is_the_one_the_whole_command_line_holds() -> None:
+    whole = _commands(build_parser())
+    assert tuple(dict.fromkeys(whole)) == COMMANDS  # --help lists them in this order
+    for command in COMMANDS:
+        alone = _commands(build_parser(command))
+        assert command in alone
+        assert alone[command].format_help() == whole[command].format_help()
 
 
 def test_importing_the_command_layer_loads_no_job(tmp_path: Path) -> None:
