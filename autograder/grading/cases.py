@@ -244,8 +244,8 @@ def judge_group(rule: Rule, group: Group, outcomes: dict) -> list[Verdict]:
 
 def warm_up(rule_ids: Collection[str] | None = None) -> None:
     """Compute every case of the rules `rule_ids` (default: every rule) now, once, before any
-    worker starts. Only the graded rules': Assignment 6's expectiminimax cases alone take three
-    quarters of the time of all, and a run that does not grade them never needs them."""
+    worker starts. Only the graded rules': Assignment 6's expectiminimax cases take a third of
+    the time of all, and a run that does not grade them never needs them."""
     for rule in rules():
         if rule_ids is not None and rule.id not in rule_ids:
             continue
