@@ -1,20 +1,27 @@
-"""Grading throughput: one class of N notebooks graded by `python -m autograder` and by nbgrader.
+"""Grading throughput: a class of N notebooks graded by `python -m autograder`, by nbgrader and
+by Otter-Grader, and the command's start-up.
 
-The class is built in a temporary nbgrader course from the example class: each student's code
-(the code cells of one `examples/class` notebook, students taken round-robin from `MIX`) is put
-into the solution cell of the released assignment notebook, which also holds one autograded
-"autograder tests" cell checking `minimax_value` on a few tic-tac-toe positions. Both graders
-then grade the very same files, one after the other in the same run:
+First the start-up: `import autograder.cli` and `python -m autograder --help` in fresh
+interpreters beside a bare `python -c pass` (target: at most 0.3 s). Then the class, built in a
+temporary nbgrader course from the example class: each student's code (the code cells of one
+`examples/class` notebook, students taken round-robin from `MIX`) is put into the solution cell
+of the released assignment notebook, which also holds one autograded "autograder tests" cell
+checking `minimax_value` on a few tic-tac-toe positions. The graders then grade the very same
+files, one after the other, alternated `--rounds` times in the same run:
 
-- `python -m autograder grade COURSE/submitted --out OUT --workers CORES` (the hidden tests:
+- `python -m autograder grade COURSE/submitted --out OUT --workers W` (the hidden tests:
   every rule, about 120 calls and 10,000 served states for a correct student);
-- `nbgrader autograde bench` in the course folder (one kernel per notebook, running the cells).
+- `nbgrader autograde bench` in the course folder (one kernel per notebook, running the cells);
+- Otter-Grader's local grading, `otter.api.grade_submission`, W notebooks at a time, against a
+  test file of the same five checks (`_peers.py`).
 
-nbgrader is optional (the `nbgrader` and `test` extras). Without it the class is built by hand
-with the same cells and only the autograder side is timed; for the comparison install it:
+Each peer's fastest round is divided by the grader's (target: 20x). `--breakdown` then
+re-grades in this process with a timer on each stage, and shows where the served states go.
+nbgrader and Otter are optional (the `nbgrader` and `otter` extras); without them the class is
+built by hand with the same cells and only the autograder side is timed:
 
-    .venv/bin/pip install -e '.[nbgrader]'        # or: .venv/bin/pip install nbgrader
-    python benchmarks/bench_grading.py [--n 50] [--workers 2] [--skip-nbgrader]
+    .venv/bin/pip install -e '.[nbgrader,otter]'
+    python benchmarks/bench_grading.py [--n 50] [--workers 2] [--rounds 1] [--breakdown]
 """
 
 from __future__ import annotations
