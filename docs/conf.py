@@ -66,7 +66,6 @@ napoleon_google_docstring = True
 
 html_theme = "furo"
 html_title = "Adversarial search"
-html_static_path = ["_static"]
 html_show_sourcelink = False
 html_theme_options = {"navigation_with_keys": True}
 nitpicky = False
