@@ -10,6 +10,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nbclient import NotebookClient
 from site_build import built_site
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,3 +89,24 @@ def test_lecture_never_hands_out_the_code_an_assignment_grades(path: Path) -> No
 
 def test_the_graded_names_include_every_assignment_function() -> None:
     assert {"minimax_value", "alphabeta_decision", "PreferFastWins"} <= graded_names()
+
+
+TOOLKIT_ONLY = ("01_games_as_search",)
+"""Lectures that run with only the student toolkit installed: they import `solutions` for
+nothing but an optional opponent (the later lectures trace the searches the assignments ask
+students to write, so they need the full course)."""
+
+
+@pytest.mark.parametrize("name", TOOLKIT_ONLY)
+def test_a_toolkit_only_lecture_runs_without_the_course_packages(name: str) -> None:
+    notebook = nbformat.read(ROOT / "lectures" / f"{name}.ipynb", as_version=4)
+    blocked = "import sys\nsys.modules['solutions'] = sys.modules['autograder'] = None"
+    notebook.cells.insert(0, nbformat.v4.new_code_cell(blocked))  # `import solutions` now fails
+    client = NotebookClient(notebook, timeout=60, kernel_name="python3",
+                            resources={"metadata": {"path": str(ROOT / "lectures")}})  # fmt: skip
+    client.execute()
+    printed = "".join(
+        str(output.get("text", "")) for cell in notebook.cells for output in cell.get("outputs", [])
+    )
+    assert "549,946  agrees" in printed and "DIFFERS" not in printed
+    assert "finished: True" in printed, "the game against the fallback agent was played out"
