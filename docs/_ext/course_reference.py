@@ -226,7 +226,7 @@ class GroupsTable(_TableDirective):
 
 
 class AssignmentsTable(_TableDirective):
-    header = ["assignment (--assignment)", "rules", "points"]
+    header = ["assignment", "rules", "points"]
 
     def rows(self) -> list[list[str]]:
         return rows_assignments()
