@@ -186,6 +186,18 @@ def test_every_lecture_page_shows_its_figures() -> None:
         assert page.count("<img") >= images, executed.name
 
 
+def test_each_lecture_ran_within_a_minute_and_the_site_says_how_long() -> None:
+    """myst-nb's execution table on the development page: every lecture, each under 60 s."""
+    (rows,) = [rows for _, rows in _page("development.html").tables if rows[0][0] == "Document"]
+    header, body = rows[0], rows[1:]
+    seconds = {row[0]: float(row[header.index("Run Time (s)")]) for row in body}
+    assert sorted(seconds) == sorted(
+        f"lectures/{p.stem}" for p in (ROOT / "lectures").glob("*.ipynb")
+    )
+    assert all(0 < time < 60 for time in seconds.values()), seconds
+    assert all(row[header.index("Status")] == "\u2705" for row in body), body
+
+
 def test_the_readme_is_one_screen_and_points_into_the_site() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) <= 100
