@@ -16,6 +16,7 @@ with the built pages.
 from __future__ import annotations
 
 import argparse
+import os
 from typing import NoReturn
 
 from docutils import nodes
@@ -132,6 +133,30 @@ def rows_limits() -> list[list[str]]:
     ]
 
 
+def autograder_parser() -> argparse.ArgumentParser:
+    """The parser of `python -m autograder` (`autograder.cli.build_parser`), for sphinx-argparse,
+    with the defaults read from the building machine (`--workers`: its number of cores) said in
+    words, so the page does not show the build machine's 2 as everyone's default."""
+    from autograder.cli import build_parser
+
+    parser = build_parser()
+    cores = os.cpu_count() or 1
+    for sub in _subparsers(parser):
+        for action in sub._actions:
+            if action.dest == "workers" and action.default == cores:
+                action.default = "the number of cores"
+    return parser
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    return [
+        sub
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+        for sub in action.choices.values()
+    ]
+
+
 class _Parsed(Exception):
     """Carries the parser `games.__main__.main` built, out of it, before it parses anything."""
 
@@ -166,12 +191,10 @@ def games_parser() -> argparse.ArgumentParser:
 def _verbatim_epilogs(parser: argparse.ArgumentParser) -> None:
     """Show an epilog laid out by hand (RawDescriptionHelpFormatter) as a literal block, as the
     terminal shows it, rather than as reStructuredText, which its indented examples are not."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                if sub.epilog and sub.formatter_class is argparse.RawDescriptionHelpFormatter:
-                    indented = "\n".join("    " + line for line in sub.epilog.splitlines())
-                    sub.epilog = "::\n\n" + indented
+    for sub in _subparsers(parser):
+        if sub.epilog and sub.formatter_class is argparse.RawDescriptionHelpFormatter:
+            indented = "\n".join("    " + line for line in sub.epilog.splitlines())
+            sub.epilog = "::\n\n" + indented
 
 
 def _table(header: list[str], rows: list[list[str]], classes: str) -> nodes.table:
