@@ -149,3 +149,18 @@ def test_the_instructors_tutorial(workspace: Path) -> None:
     quoted = "when a MAX node starts its running value at 0 instead of minus infinity"
     assert quoted in erin, "the tutorial quotes erin's feedback page"
     assert (grades / "canvas.csv").read_text(encoding="utf-8").startswith("Student,")
+
+
+def test_games_notebooks_says_how_to_open_them_with_or_without_jupyter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from games import __main__ as command
+
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setattr(command.sys, "executable", str(tmp_path / "bin" / "python"))
+    monkeypatch.setattr(command.shutil, "which", lambda name: None)
+    missing = command._next_step(Path("my course"))
+    assert "pip install jupyterlab" in missing and "jupyter lab 'my course'" in missing
+    (tmp_path / "bin" / "jupyter").write_text("")
+    found = command._next_step(Path("my_course"))
+    assert found.endswith(f"{tmp_path / 'bin' / 'jupyter'} lab my_course"), found
