@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import shlex
+import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -142,7 +144,27 @@ def copy_notebooks(folder: Path) -> int:
             continue
         target.write_bytes(entry.read_bytes())
         print(f"wrote {target}")
+    print(_next_step(folder))
     return 0
+
+
+def _next_step(folder: Path) -> str:
+    """How to open the copied notebooks: with this environment's Jupyter if it has one."""
+    beside = Path(sys.executable).parent / "jupyter"  # the venv's, even when not activated
+    jupyter = str(beside) if beside.exists() else shutil.which("jupyter")
+    where = shlex.quote(str(folder))
+    if jupyter:
+        return (
+            f"Next: open them in JupyterLab and start with minimax.ipynb:\n"
+            f"  {shlex.quote(jupyter)} lab {where}"
+        )
+    return (
+        "Next: open them in Jupyter. It is not installed here: install it with\n"
+        "  pip install jupyterlab\n"
+        "(or install the toolkit as './games[jupyter]'), then run\n"
+        f"  jupyter lab {where}\n"
+        "On Colab or a JupyterHub, open them from the file browser instead."
+    )
 
 
 def _zero(state: State) -> float:
