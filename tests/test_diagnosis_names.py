@@ -172,8 +172,9 @@ def test_a_maxn_mistake_loses_the_maxn_rules_and_is_named_in_the_feedback(
     view: Path, tmp_path: Path, source: str, mistake_id: str
 ) -> None:
     """The reference's expectiminimax with the mistaken max-n: exactly the max-n rules are lost,
-    every lost instance's hint names the mistake (with the others that give the same answer,
-    "either ... or ..."), most name it alone, and the page files the student under it."""
+    the function's diagnosis names it once, every lost value names it alone (the instances
+    judged together rule the others out), a wrong decision points at maxn_value, and the page
+    files the student under it."""
     path = tmp_path / f"{mistake_id}.py"
     path.write_text(reference_source(ALL_MODULES) + "\n\n" + source, encoding="utf-8")
     submission = Submission(mistake_id, (path,))
@@ -185,13 +186,14 @@ def test_a_maxn_mistake_loses_the_maxn_rules_and_is_named_in_the_feedback(
         rule_id: 0 if rule_id in entry.loses else rule_named(rule_id).points
         for rule_id in CHANCE_AND_MAXN_RULE_IDS
     }, record.messages
-    hints = [v.hint for r in record.rules for g in r.groups for v in g.verdicts if not v.passed]
-    assert all(entry.hint in hint for hint in hints), hints
-    alone = [hint for hint in hints if _labels(hint) == {entry.label}]
-    assert 2 * len(alone) > len(hints)
-    for hint in hints:
-        if len(_labels(hint)) > 1:
-            assert " either when " in hint, hint
+    lost = [r for r in record.rules if r.points < r.max_points]
+    assert all(entry.hint in r.diagnosis for r in lost), [r.diagnosis for r in lost]
+    hints = [v.hint for r in lost if r.id.endswith("_value") for g in r.groups
+             for v in g.verdicts if not v.passed]  # fmt: skip
+    assert hints and all(_labels(hint) == {entry.label} for hint in hints), hints
+    decided = [v.hint for r in lost if r.id.endswith("_decision") for g in r.groups
+               for v in g.verdicts if not v.passed]  # fmt: skip
+    assert all("fix maxn_value first" in hint for hint in decided), decided
     assert diagnosed(record) == {entry.label}
     page = feedback_html(record)
     assert html.escape(entry.hint) in page

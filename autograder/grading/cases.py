@@ -18,6 +18,7 @@ from autograder.grading.judge import PRUNING_SLACK, Case, Outcome, Verdict, judg
 from autograder.grading.mistakes import mistake
 from autograder.grading.plain import decode
 from autograder.grading.rules import Group, Rule, rules
+from autograder.grading.together import judge_together
 from autograder.sandbox import CallOutcome
 from games import MAX, CountingGame, RecordingGame
 from solutions import alphabeta_decision, alphabeta_value, depth_limited_value
@@ -90,8 +91,12 @@ def reference(function: str, instance: Instance) -> Reference:
             value = alphabeta_value(counted, state)
         else:
             value = depth_limited_value(counted, state, depth, instance.evaluate)
+        named = value_suspects(instance, value, function)
         found = replace(
-            base, value=value, value_hints=tuple(value_hints(instance, value, function).items())
+            base,
+            value=value,
+            value_hints=tuple(hints_of(named).items()),
+            suspects=tuple((answer, tuple(words)) for answer, words in named.items()),
         )
     states = counted.states_generated
     found = replace(found, states=states, fewest=states)
@@ -123,6 +128,7 @@ def _decision_case(base: Case, instance: Instance) -> Case:
         optimal=optimal,
         child_values=tuple(children),
         decision_hints=tuple(hints.items()),
+        suspects=tuple((action, (hint,)) for action, hint in hints.items()),
     )
 
 
@@ -154,6 +160,20 @@ def value_hints(instance: Instance, correct: float, function: str = "") -> dict[
     """Wrong values a known mistake gives on `instance`, with the hint that names it: one hint
     per value, naming every mistake that gives it ("either ... or ..."), and only mistakes
     `function`'s lectures have taught (no window before alpha-beta)."""
+    return hints_of(value_suspects(instance, correct, function))
+
+
+def hints_of(named: dict) -> dict:
+    """The hint for each wrong value of `value_suspects`, naming every mistake that gives it."""
+    return {
+        value: diagnosis.either("your value equals what a search gives", words)
+        for value, words in named.items()
+    }
+
+
+def value_suspects(instance: Instance, correct: float, function: str = "") -> dict[float, list]:
+    """Wrong values a known mistake gives on `instance`, each with the words of every mistake
+    that gives it."""
     game, state, depth = instance.game, instance.state, instance.depth
     named: dict[float, list[str]] = {}
     if depth is None:
@@ -165,19 +185,15 @@ def value_hints(instance: Instance, correct: float, function: str = "") -> dict[
         for mistake_id, variant in taught:
             value = diagnosis.variant_value(game, state, variant)
             named.setdefault(value, []).append(mistake(mistake_id).hint)
-        hints = {
-            value: diagnosis.either("your value equals what a search gives", words)
-            for value, words in named.items()
-        }
     else:
-        hints = {}
         for searched, words in ((depth + 1, "one ply further"), (depth - 1, "one ply less")):
             if searched >= 0:
-                hints.setdefault(
-                    depth_limited_value(game, state, searched, instance.evaluate),
-                    f"your value is the depth-{searched} value: your search looks {words} than "
-                    "asked. Here depth counts the plies still allowed: depth 0 evaluates the "
-                    "state itself, and a decision at depth d searches children with d - 1.",
+                named.setdefault(
+                    depth_limited_value(game, state, searched, instance.evaluate), []
+                ).append(
+                    f"the search looks {words} than asked (it gives the depth-{searched} value; "
+                    "here depth counts the plies still allowed: depth 0 evaluates the state "
+                    "itself, and a decision at depth d searches children with d - 1)"
                 )
         for mistake_id, value in (
             ("wrong_side_evaluation",
@@ -185,10 +201,10 @@ def value_hints(instance: Instance, correct: float, function: str = "") -> dict[
             ("horizon_at_max_only",
              diagnosis.max_only_horizon_value(game, state, depth, instance.evaluate)),
         ):  # fmt: skip
-            hints.setdefault(value, mistake(mistake_id).hint)
+            named.setdefault(value, []).append(mistake(mistake_id).hint)
     return {
-        value: hint
-        for value, hint in hints.items()
+        value: words
+        for value, words in named.items()
         if isinstance(value, int | float) and math.isfinite(value) and value != correct
     }
 
@@ -239,6 +255,30 @@ def judge_group(rule: Rule, group: Group, outcomes: dict) -> list[Verdict]:
             verdict = replace(verdict, visited=visited, reference_visited=found.generated)
         verdicts.append(verdict)
     return verdicts
+
+
+def judge_rule(rule: Rule, outcomes: dict) -> tuple[str, list[list[Verdict]]]:
+    """Judge every group of `rule`, then each function's instances together: the diagnosis of
+    each function whose failed answers one mistake explains (joined; "" if none), and each
+    group's verdicts with hints that name only the mistakes no instance rules out."""
+    groups = [judge_group(rule, group, outcomes) for group in rule.groups]
+    said = []
+    for function in dict.fromkeys(group.function for group in rule.groups):
+        places, judged = [], []
+        for number, group in enumerate(rule.groups):
+            if group.function != function:
+                continue
+            for index, instance in enumerate(group.instances):
+                found = reference(function, instance).case
+                call = outcomes[(function, found.key)]
+                places.append((number, index))
+                judged.append((found, outcome_of(call), groups[number][index]))
+        header, verdicts = judge_together(function, judged, function.endswith("_decision"))
+        for (number, index), verdict in zip(places, verdicts, strict=True):
+            groups[number][index] = verdict
+        if header:
+            said.append(header)
+    return " ".join(said), groups
 
 
 def warm_up() -> None:

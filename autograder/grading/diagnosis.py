@@ -28,6 +28,7 @@ class Variant:
     start: float = math.inf  # running values start at -start / +start
     max_start_zero: bool = False  # a MAX node starts its running value at 0
     every_level_max: bool = False  # players never alternate
+    players_swapped: bool = False  # MAX nodes take the min, MIN nodes the max
     bound_as_exact: bool = False  # a transposition table stores every result as exact
     beta_from_alpha: bool = False  # a MIN node sets beta = min(alpha, value)
     swapped: bool = False  # the search starts with alpha = +inf, beta = -inf
@@ -65,7 +66,7 @@ def search(
 
 
 def _search_children(game, state, variant, alpha, beta, depth, evaluate, table) -> float:
-    maximising = variant.every_level_max or game.to_move(state) == MAX
+    maximising = variant.every_level_max or (game.to_move(state) == MAX) != variant.players_swapped
     actions = game.actions(state)
     children = [game.result(state, a) for a in actions] if variant.eager else None
     value = (0 if variant.max_start_zero else -variant.start) if maximising else variant.start
@@ -142,6 +143,7 @@ VALUE_VARIANTS = {
     "max_starts_at_zero": Variant(max_start_zero=True),
     "unit_sentinels": Variant(start=1),
     "no_alternation": Variant(every_level_max=True),
+    "max_min_swapped": Variant(players_swapped=True),
     "table_bound_as_exact": Variant(bound_as_exact=True),
     "beta_from_alpha": Variant(beta_from_alpha=True),
     "swapped_window": Variant(swapped=True),
@@ -230,7 +232,7 @@ def _unpruned(game: Game, state: Any, variant: Variant, memo: dict) -> float:
         return memo[state]
     if game.is_terminal(state):
         return game.utility(state)
-    maximising = variant.every_level_max or game.to_move(state) == MAX
+    maximising = variant.every_level_max or (game.to_move(state) == MAX) != variant.players_swapped
     value = (0 if variant.max_start_zero else -variant.start) if maximising else variant.start
     for action in game.actions(state):
         found = _unpruned(game, game.result(state, action), variant, memo)

@@ -61,6 +61,7 @@ class Case:
     value_hints: tuple = ()
     decision_hints: tuple = ()
     causes: tuple = ()
+    suspects: tuple = ()
 
 
 @dataclass(frozen=True)

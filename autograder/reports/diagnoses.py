@@ -7,13 +7,16 @@ The class page ranks the mistakes by these; the feedback page says each one once
 from __future__ import annotations
 
 from autograder.grading.judge import DECISION_GUESSES, VALUE_GUESSES
-from autograder.grading.mistakes import MISTAKES
+from autograder.grading.mistakes import MISTAKES, mistake
 from autograder.grading.records import GradeRecord
+from autograder.grading.together import LAST_CLAUSE, WORST_CLAUSE
 
 # A mistake is recognised by the words its hint uses: those of the catalogue
 # (autograder/grading/mistakes.py) first, then what the judge says of answers no known mistake
 # explains.
 _OTHER_HINTS = (
+    (WORST_CLAUSE, mistake("root_picks_min").label),
+    (LAST_CLAUSE, mistake("last_child").label),
     ("looks one ply less than asked", "depth convention: searches one ply too shallow"),
     ("fewer states than a correct alpha-beta", "prunes before a branch is proven irrelevant"),
     ("your table carries positions over from an earlier call", "a table kept between calls"),
@@ -42,7 +45,41 @@ _GUESSES = (*DECISION_GUESSES, *VALUE_GUESSES)
 answer. They guess, so they diagnose a function only when nothing else does."""
 
 
+CELL_CAUSES = (
+    ("has a syntax error", "a code cell with a syntax error"),
+    ("raised an exception", "a code cell that raised an exception"),
+)
+"""What a record is filed under when a cell did not run: the cause of its missing functions."""
+
+
+def cell_failed(message: str) -> bool:
+    """Whether `message` says a code cell did not run (a syntax error, or an exception that is
+    not one of the notebook's own failed checks): the cause of the missing names it leaves."""
+    own_check = "raised an exception: AssertionError" in message
+    return (
+        message.startswith("code cell")
+        and not own_check
+        and any(words in message for words, _ in CELL_CAUSES)
+    )
+
+
 def diagnosed(record: GradeRecord) -> set[str]:
+    """The mistakes a student makes (see `rule_diagnoses`), a cell that did not run filed by
+    its cause rather than by the functions it left undefined."""
+    found = rule_diagnoses(record)
+    causes = {
+        label
+        for message in record.messages
+        if cell_failed(message)
+        for words, label in CELL_CAUSES
+        if words in message
+    }
+    if causes:
+        found = (found - {"a function not defined"}) | causes
+    return found
+
+
+def rule_diagnoses(record: GradeRecord) -> set[str]:
     """The mistakes a student makes, one per rule at most, so a student is counted once under
     a mistake however many rules show it.
 
@@ -57,6 +94,10 @@ def diagnosed(record: GradeRecord) -> set[str]:
     for rule in record.rules:
         family = rule.id.removesuffix("_decision").removesuffix("_pruning") + "_value"
         if family != rule.id and family in lost_values:
+            continue
+        named_once = mistake_label(rule.diagnosis) if rule.diagnosis else None
+        if named_once:  # the function's instances judged together name it
+            found.add(named_once)
             continue
         hints = [v.hint for g in rule.groups for v in g.verdicts if not v.passed]
         named = [{label for words, label in _LABELS if words in hint} for hint in hints]
