@@ -223,3 +223,54 @@ def test_a_maxn_mistake_is_named_alone_by_the_notebooks_self_check(
         exec(cells[check], namespace)
     message = str(failed.value)
     assert _labels(message) == {mistake(mistake_id).label}, message
+
+
+# -- one diagnosis per function: the instances judged together -----------------------------------
+
+MAX_MIN_SWAPPED = """
+import math
+from games import MAX
+
+
+def minimax_value(game, state):
+    if game.is_terminal(state):
+        return game.utility(state)
+    values = [minimax_value(game, game.result(state, action)) for action in game.actions(state)]
+    return min(values) if game.to_move(state) == MAX else max(values)
+
+
+def minimax_decision(game, state):
+    pick = min if game.to_move(state) == MAX else max
+    return pick(game.actions(state), key=lambda a: minimax_value(game, game.result(state, a)))
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "assignment", "mistake_id", "function"),
+    [
+        (CHILDREN_SWAPPED, "alphabeta", "children_swapped", "alphabeta_value"),
+        (MAX_MIN_SWAPPED, "minimax", "max_min_swapped", "minimax_value"),
+    ],
+    ids=["children_given_beta_alpha", "max_min_swapped"],
+)
+def test_a_function_gets_one_diagnosis_named_once_with_no_ruled_out_mistake(
+    view: Path, tmp_path: Path, source: str, assignment: str, mistake_id: str, function: str
+) -> None:
+    """Each failed instance's hint names the one mistake every instance fits (never one that
+    another instance rules out), the function's section names it once at its top, and the
+    class page files the student under it alone."""
+    path = tmp_path / f"{mistake_id}.py"
+    path.write_text(source, encoding="utf-8")
+    submission = Submission(mistake_id, (path,))
+    settings = Settings(Limits(isolation="process"), view, ASSIGNMENT_RULES[assignment])
+    record = grade(submission, load(submission), settings)
+    entry = mistake(mistake_id)
+    rule = next(r for r in record.rules if r.id == function)
+    assert rule.points < rule.max_points
+    assert rule.diagnosis.endswith(f": {entry.hint}"), rule.diagnosis
+    hints = [v.hint for g in rule.groups for v in g.verdicts if not v.passed]
+    assert hints and all(_labels(hint) == {entry.label} for hint in hints), hints
+    assert not any("either" in hint for hint in hints), hints
+    page = html.unescape(feedback_html(record))
+    assert page.count(f"Diagnosis:</b> {function}: one mistake explains") == 1
+    assert diagnosed(record) - {"a function not defined"} == {entry.label}

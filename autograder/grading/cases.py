@@ -259,7 +259,7 @@ def judge_group(rule: Rule, group: Group, outcomes: dict) -> list[Verdict]:
 
 def judge_rule(rule: Rule, outcomes: dict) -> tuple[str, list[list[Verdict]]]:
     """Judge every group of `rule`, then each function's instances together: the diagnosis of
-    each function whose failed answers one mistake explains (joined; "" if none), and each
+    each function whose failed answers one mistake explains (a line each; "" if none), and each
     group's verdicts with hints that name only the mistakes no instance rules out."""
     groups = [judge_group(rule, group, outcomes) for group in rule.groups]
     said = []
@@ -278,7 +278,7 @@ def judge_rule(rule: Rule, outcomes: dict) -> tuple[str, list[list[Verdict]]]:
             groups[number][index] = verdict
         if header:
             said.append(header)
-    return " ".join(said), groups
+    return "\n".join(said), groups
 
 
 def warm_up() -> None:

@@ -278,7 +278,7 @@ def judged(
         results = contest_grade.no_games()
     else:
         results = tuple(_rule_result(rule, ran.outcomes) for rule in selected_rules(rule_ids))
-        results = _values_first(results)
+        results = _said_once(_values_first(results))
     return GradeRecord(
         student=submission.student,
         files=tuple(str(path) for path in submission.files),
@@ -347,6 +347,25 @@ def _values_first(results: tuple[RuleResult, ...]) -> tuple[RuleResult, ...]:
             "and the decision's points may follow"
         )
         kept.append(replace(rule, groups=groups, diagnosis=said))
+    return tuple(kept)
+
+
+def _said_once(results: tuple[RuleResult, ...]) -> tuple[RuleResult, ...]:
+    """A function's diagnosis in full under the first rule that finds it; a later rule (the
+    pruning rule judges the same answers) points back to it."""
+    first: dict[str, str] = {}
+    kept = []
+    for rule in results:
+        lines = []
+        for line in filter(None, rule.diagnosis.split("\n")):
+            function, _, said = line.partition(": ")
+            key = (function, said.partition(" failed instance")[2].partition(": ")[2] or said)
+            if key in first:
+                line = f"{function}: the same mistake as under {first[key]} above"
+            else:
+                first[key] = rule.id
+            lines.append(line)
+        kept.append(replace(rule, diagnosis="\n".join(lines)))
     return tuple(kept)
 
 

@@ -120,8 +120,8 @@ def _lost_groups(record: GradeRecord, figures: dict, cause: bool = False) -> Ite
             f"<h3 id='{rule.id}'>{rule.id}: {_number(rule.points)} / "
             f"{_number(rule.max_points)}</h3>"
         )
-        if rule.diagnosis:
-            yield f"<p class='hint diagnosis'><b>Diagnosis:</b> {html.escape(rule.diagnosis)}</p>"
+        for said in filter(None, rule.diagnosis.split("\n")):
+            yield f"<p class='hint diagnosis'><b>Diagnosis:</b> {html.escape(said)}</p>"
         for group in rule.groups:
             if group.full:
                 continue
