@@ -88,8 +88,9 @@ def checks_source(function: str, checks: list[Check], run: bool) -> str:
         f"def check_{function}(function):",
         f'    """Self-checks of {function}: small cases, answers from the reference solution."""',
     ]
+    lines.append("    with judged_together():  # the failed checks judged together, at the end")
     for check in checks:
-        lines.append(textwrap.indent(check.source(function), "    "))
+        lines.append(textwrap.indent(check.source(function), "        "))
     text = "\n".join(lines)
     if run:
         text += f"\n\n\ncheck_{function}({function})"

@@ -15,6 +15,7 @@ from autograder.grading.cases import (
     warm_up as warm_up,  # the commands compute the cases before forking
 )
 from autograder.grading.choice import status_note
+from autograder.grading.explain import said_once, values_first
 from autograder.grading.judge import Verdict
 from autograder.grading.load import MAX_BYTES, Loaded, Submission
 from autograder.grading.records import GradeRecord, GroupResult, RuleResult
@@ -278,7 +279,7 @@ def judged(
         results = contest_grade.no_games()
     else:
         results = tuple(_rule_result(rule, ran.outcomes) for rule in selected_rules(rule_ids))
-        results = _said_once(_values_first(results))
+        results = said_once(values_first(results))
     return GradeRecord(
         student=submission.student,
         files=tuple(str(path) for path in submission.files),
@@ -321,63 +322,6 @@ def _group_result(group: Group, verdicts: tuple[Verdict, ...]) -> GroupResult:
         max_points=group.points,
         verdicts=verdicts,
     )
-
-
-def _values_first(results: tuple[RuleResult, ...]) -> tuple[RuleResult, ...]:
-    """A wrong decision points at its value function when that function lost points too: the
-    decision may well be right for the values the value function gives, so the hint and the
-    rule's diagnosis say so, with what the value function's diagnosis found (minimax,
-    alpha-beta, depth-limited, expectiminimax and max-n alike)."""
-    lost = {rule.id: rule for rule in results if rule.points < rule.max_points}
-    kept = []
-    for rule in results:
-        value = rule.id.removesuffix("_decision") + "_value"
-        if not rule.id.endswith("_decision") or value not in lost:
-            kept.append(rule)
-            continue
-        found = lost[value].diagnosis.removeprefix(f"{value}: ")
-        groups = tuple(
-            replace(group, verdicts=tuple(_blamed(v, rule.id, value) for v in group.verdicts))
-            for group in rule.groups
-        )
-        said = f"{rule.id}: {value} fails its checks too (see {value} above"
-        said += f": {found})" if found else ")"
-        said += (
-            f". Your decision may be right for the values {value} returns: fix {value} first, "
-            "and the decision's points may follow"
-        )
-        kept.append(replace(rule, groups=groups, diagnosis=said))
-    return tuple(kept)
-
-
-def _said_once(results: tuple[RuleResult, ...]) -> tuple[RuleResult, ...]:
-    """A function's diagnosis in full under the first rule that finds it; a later rule (the
-    pruning rule judges the same answers) points back to it."""
-    first: dict[str, str] = {}
-    kept = []
-    for rule in results:
-        lines = []
-        for line in filter(None, rule.diagnosis.split("\n")):
-            function, _, said = line.partition(": ")
-            key = (function, said.partition(" failed instance")[2].partition(": ")[2] or said)
-            if key in first:
-                line = f"{function}: the same mistake as under {first[key]} above"
-            else:
-                first[key] = rule.id
-            lines.append(line)
-        kept.append(replace(rule, diagnosis="\n".join(lines)))
-    return tuple(kept)
-
-
-def _blamed(verdict: Verdict, decision: str, value: str) -> Verdict:
-    worth, _, _ = verdict.hint.partition("; ")  # "that action is worth 1, the best is worth 3"
-    if verdict.passed or not worth.startswith("that action is worth"):
-        return verdict
-    hint = (
-        f"{worth}; your {value} fails its checks too: if your {decision} picks the best "
-        f"action by the values {value} gives, it is right for them: fix {value} first"
-    )
-    return replace(verdict, hint=hint)
 
 
 # -- the feedback page ------------------------------------------------------------------------
