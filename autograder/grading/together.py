@@ -23,11 +23,11 @@ from autograder.grading.judge import (
 from autograder.grading.plain import _too_large
 
 WORST_CLAUSE = (
-    "the root picks the worst action for the player to move (max/min the wrong way round)"
+    "the root picks the worst action for the player to move (is max/min the right way round?)"
 )
 LAST_CLAUSE = (
-    "the root returns the last action examined (the best action replaced without a strict "
-    "improvement)"
+    "the root returns the last action examined (it is the last action: is the best action "
+    "replaced only on a strict improvement?)"
 )
 """What the judge's two guesses at a wrong decision say, as mistakes `judge_together` weighs."""
 
