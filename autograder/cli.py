@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m autograder", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     _add_grade(commands)
-    _add_gradescope(commands)
+    gradescope.add_parsers(commands)
     _add_course_tools(commands)
     tournament.add_parser(
         commands, seconds=_seconds, workers=_workers, memory=_memory, states=_states
@@ -157,31 +157,6 @@ def _add_grade(commands) -> None:
     )
 
 
-def _add_gradescope(commands) -> None:
-    bundle = commands.add_parser("gradescope", help="build a Gradescope autograder bundle (zip)")
-    bundle.add_argument("--out", type=Path, default=Path("autograder.zip"))
-    bundle.add_argument(
-        "--assignment",
-        choices=sorted(ASSIGNMENT_RULES),
-        help="grade only this assignment's rules (default: every rule)",
-    )
-    bundle.add_argument(
-        "--details",
-        choices=gradescope.DETAILS,
-        default="after_published",
-        help="when students see expected answers and hints (Gradescope visibility; default "
-        "after_published: once the instructor publishes the grades)",
-    )
-    bundle.add_argument("--output-format", choices=("html", "markdown"), default="html")
-    inside = commands.add_parser(
-        "gradescope-run", help="grade /autograder/submission (what the bundle's script runs)"
-    )
-    inside.add_argument("--root", type=Path, default=Path("/autograder"))
-    inside.add_argument("--assignment", choices=sorted(ASSIGNMENT_RULES))
-    inside.add_argument("--details", choices=gradescope.DETAILS, default="after_published")
-    inside.add_argument("--output-format", choices=("html", "markdown"), default="html")
-
-
 def _add_course_tools(commands) -> None:
     """nbgrader-import, export, similarity and nbgrader-cells."""
     nbgrader_import.add_parser(commands, seconds=_seconds, workers=_workers, memory=_memory)
@@ -231,6 +206,8 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
         return nbgrader_import.command(args, lambda argv: main(argv, adopt_orphans=adopt_orphans))
     if args.command == "similarity":
         return similarity.command(args)
+    if args.command == "gradescope-try":
+        return gradescope.try_command(args)
     if args.command == "tournament":
         return tournament.command(args, adopt_orphans)
     if args.command == "gradescope-run":
@@ -310,7 +287,9 @@ def _grade_run(args, found, limits: Limits, jailed: bool, console: Console) -> i
         known = files.saved_students(args.out)  # before any submission runs
         similar = (
             similarity.SimilarPairs(
-                args.out, similarity.class_submissions(args.out, known, found.submissions)
+                args.out,
+                similarity.class_submissions(args.out, known, found.submissions),
+                similarity.assignment_limits(args.assignment),
             )
             if args.similarity
             else None
