@@ -322,7 +322,7 @@ def _grade_run(args, found, limits: Limits, jailed: bool, console: Console) -> i
     if unknown:
         ids = ", ".join(map(terminal.plain_text, unknown))
         console.print(f"not in the roster (check their ids): {ids}", highlight=False)
-    console.print(terminal.where_lines(graded, args.out), highlight=False)
+    console.print(terminal.where_lines(graded, args.out), highlight=False, soft_wrap=True)
     return 0
 
 
