@@ -18,7 +18,7 @@ from autograder.grading.judge import PRUNING_SLACK, Case, Outcome, Verdict, judg
 from autograder.grading.mistakes import mistake
 from autograder.grading.plain import decode
 from autograder.grading.rules import Group, Rule, rules
-from autograder.grading.together import judge_together
+from autograder.grading.together import judge_counts_together, judge_together
 from autograder.sandbox import CallOutcome
 from games import MAX, CountingGame, RecordingGame
 from solutions import alphabeta_decision, alphabeta_value, depth_limited_value
@@ -102,8 +102,10 @@ def reference(function: str, instance: Instance) -> Reference:
     found = replace(found, states=states, fewest=states)
     if (function, id(instance)) in _pruned_calls():
         fewest = min(states, _fewest(game, state, decision))
-        causes = tuple(pruning_causes(instance, decision, states).items())
-        found = replace(found, fewest=fewest, causes=causes)
+        named = pruning_suspects(instance, decision, states)
+        causes = tuple(causes_of(named).items())
+        counts = tuple((count, tuple(words)) for count, words in named.items())
+        found = replace(found, fewest=fewest, causes=causes, count_suspects=counts)
     cap = _state_cap(game, state) if not decision else STATES_MULTIPLE * states
     return Reference(found, max(STATES_FLOOR, cap), tuple(counted.generated))
 
@@ -212,6 +214,23 @@ def value_suspects(instance: Instance, correct: float, function: str = "") -> di
 def pruning_causes(instance: Instance, decision: bool, reference_states: int) -> dict[int, str]:
     """State counts a known mistake generates on `instance` above the threshold, with the hint
     that names it, or every mistake that generates that count ("either ... or ...")."""
+    return causes_of(pruning_suspects(instance, decision, reference_states))
+
+
+def causes_of(named: dict[int, list[str]]) -> dict[int, str]:
+    """The hint for each count of `pruning_suspects`, naming every mistake that gives it."""
+    return {
+        count: "your count equals that of a search where "
+        + (words[0] if len(words) == 1 else "either " + ", or ".join(words) + ": look for each")
+        for count, words in sorted(named.items())
+    }
+
+
+def pruning_suspects(
+    instance: Instance, decision: bool, reference_states: int
+) -> dict[int, list[str]]:
+    """State counts a known mistake generates on `instance` above the threshold, each with the
+    words of every mistake that generates it."""
     game, state = instance.game, instance.state
     most = math.floor(reference_states * PRUNING_SLACK)
     named: dict[int, list[str]] = {}
@@ -219,18 +238,12 @@ def pruning_causes(instance: Instance, decision: bool, reference_states: int) ->
         count = diagnosis.count_states(game, state, variant, decision)
         if count > most:
             named.setdefault(count, []).append(mistake(mistake_id).hint)
-    causes = {
-        count: "your count equals that of a search where "
-        + (hints[0] if len(hints) == 1 else "either " + ", or ".join(hints) + ": look for each")
-        for count, hints in named.items()
-    }
     if decision:
         fresh = CountingGame(game)
         diagnosis.decide(fresh, state, diagnosis.Variant(), carry_window=False)
-        if fresh.states_generated > most:
-            hint = mistake("fresh_root_window").hint
-            causes.setdefault(fresh.states_generated, f"your count equals a decision that {hint}")
-    return dict(sorted(causes.items()))
+        if fresh.states_generated > most and fresh.states_generated not in named:
+            named[fresh.states_generated] = ["a decision " + mistake("fresh_root_window").hint]
+    return named
 
 
 # -- judging a group in the grader ------------------------------------------------------------
@@ -262,6 +275,9 @@ def judge_rule(rule: Rule, outcomes: dict) -> tuple[str, list[list[Verdict]]]:
     each function whose failed answers one mistake explains (a line each; "" if none), and each
     group's verdicts with hints that name only the mistakes no instance rules out."""
     groups = [judge_group(rule, group, outcomes) for group in rule.groups]
+    together = [judge_together]
+    if rule.kind == "pruning":
+        together.append(judge_counts_together)
     said = []
     for function in dict.fromkeys(group.function for group in rule.groups):
         places, judged = [], []
@@ -273,11 +289,16 @@ def judge_rule(rule: Rule, outcomes: dict) -> tuple[str, list[list[Verdict]]]:
                 call = outcomes[(function, found.key)]
                 places.append((number, index))
                 judged.append((found, outcome_of(call), groups[number][index]))
-        header, verdicts = judge_together(function, judged, function.endswith("_decision"))
-        for (number, index), verdict in zip(places, verdicts, strict=True):
+        for judging in together:
+            header, verdicts = judging(function, judged, function.endswith("_decision"))
+            judged = [
+                (case, outcome, v) for (case, outcome, _), v in zip(judged, verdicts, strict=True)
+            ]
+            if header:
+                said.append(header)
+                break  # the answers' diagnosis first: a count is judged only on right answers
+        for (number, index), (_, _, verdict) in zip(places, judged, strict=True):
             groups[number][index] = verdict
-        if header:
-            said.append(header)
     return "\n".join(said), groups
 
 

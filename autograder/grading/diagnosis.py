@@ -106,18 +106,23 @@ def decide(
     later_ties: bool = False,
     depth: int | None = None,
     evaluate=None,
+    shared_table: bool = False,
 ) -> Any:
     """The root decision of `variant`, carrying the window into later children if asked.
 
     With `later_ties`, a later action replaces the best one when its value only equals the
     best: with the window carried, that value may be a cut-off's bound, not the action's value.
+    With `shared_table`, one table serves every root child's search (a `bound_as_exact`
+    variant's), as a decision that hands its own table down does.
     """
     maximising = game.to_move(state) == MAX
     alpha, beta, best = -math.inf, math.inf, None
     below = None if depth is None else depth - 1
+    table = {} if shared_table else None
     for action in game.actions(state):
         window = (alpha, beta) if carry_window else (-math.inf, math.inf)
-        value = search(game, game.result(state, action), variant, *window, below, evaluate)
+        child = game.result(state, action)
+        value = search(game, child, variant, *window, below, evaluate, table)
         better = value >= alpha if maximising else value <= beta
         if not later_ties:
             better = value > alpha if maximising else value < beta
@@ -303,4 +308,21 @@ def decision_hints(
     tied = decide(game, state, Variant(), later_ties=True, depth=depth, evaluate=evaluate)
     if tied not in optimal:
         hints.setdefault(tied, TIE_WITH_A_BOUND)
+    if depth is None:
+        for action in table_picks(game, state) - set(optimal):
+            hints.setdefault(action, TABLE_PICKS)
     return hints
+
+
+TABLE_PICKS = f"it is the move a search picks when {mistake('table_bound_as_exact').hint}"
+
+
+def table_picks(game: Game, state: Any) -> set:
+    """The moves a decision picks when its search's table stores bounds as exact: the root's
+    window carried or fresh, one table per child or one shared by all."""
+    exact = Variant(bound_as_exact=True)
+    return {
+        decide(game, state, exact, carry_window=carry, shared_table=shared)
+        for carry in (True, False)
+        for shared in (True, False)
+    }

@@ -62,6 +62,7 @@ class Case:
     decision_hints: tuple = ()
     causes: tuple = ()
     suspects: tuple = ()
+    count_suspects: tuple = ()
 
 
 @dataclass(frozen=True)

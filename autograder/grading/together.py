@@ -158,3 +158,43 @@ def _right(case: Case, outcome: Outcome, decision: bool) -> bool:
     if kind == "vector":
         return judge_vector(case, outcome).passed
     return (judge_decision if decision else judge_value)(case, outcome).passed
+
+
+def judge_counts_together(
+    function: str, judged: list[tuple[Case, Outcome, Verdict]], decision: bool
+) -> tuple[str, list[Verdict]]:
+    """A pruning rule's right answers with too many states, judged together as answers are:
+    the mistake whose count is the student's on every such instance and that would have failed
+    none that passed (the diagnosis, "" if none), and hints naming only the mistakes no
+    instance rules out."""
+    consistent: list[str] | None = None
+    ruled_out: set[str] = set()
+    counted = []
+    for case, outcome, verdict in judged:
+        predictions = {}
+        for count, words in case.count_suspects:
+            for said in words:
+                predictions.setdefault(said, []).append(count)
+        if verdict.passed:
+            ruled_out.update(predictions)
+        elif _right(case, outcome, decision):  # a wrong answer is judged by the answers
+            fits = [said for said, counts in predictions.items() if outcome.states in counts]
+            ruled_out.update(set(predictions) - set(fits))
+            consistent = fits if consistent is None else [s for s in consistent if s in fits]
+            counted.append((verdict, fits))
+    words = tuple(s for s in consistent or () if s not in ruled_out)
+    rewritten = {}
+    for verdict, fits in counted:
+        named = words or tuple(s for s in fits if s not in ruled_out)
+        if named and (words or len(named) < len(fits)):
+            hint = f"your count equals that of a search where {mistakes_text(named)}"
+            rewritten[id(verdict)] = Verdict(**{**verdict.to_dict(), "hint": hint})
+    verdicts = [rewritten.get(id(verdict), verdict) for _, _, verdict in judged]
+    if not words:
+        return "", verdicts
+    instances = "the instance" if len(counted) == 1 else f"all {len(counted)} instances"
+    header = (
+        f"{function}: one mistake explains the states generated on {instances} that "
+        f"generated too many: {mistakes_text(words)}"
+    )
+    return header, verdicts

@@ -17,6 +17,7 @@ from autograder.grading.together import LAST_CLAUSE, WORST_CLAUSE
 _OTHER_HINTS = (
     (WORST_CLAUSE, mistake("root_picks_min").label),
     (LAST_CLAUSE, mistake("last_child").label),
+    ("compare your MAX and MIN cases", "values that no catalogued mistake gives"),
     ("looks one ply less than asked", "depth convention: searches one ply too shallow"),
     ("fewer states than a correct alpha-beta", "prunes before a branch is proven irrelevant"),
     ("your table carries positions over from an earlier call", "a table kept between calls"),
@@ -83,12 +84,11 @@ def rule_diagnoses(record: GradeRecord) -> set[str]:
     """The mistakes a student makes, one per rule at most, so a student is counted once under
     a mistake however many rules show it.
 
-    A rule's diagnosis is the label that names the most of its lost instances, when it names at
-    least half of them (a hint on a single instance can be a coincidence). The judge's guesses
-    (`_GUESSES`) and hints that name two mistakes ("either ... or ...") diagnose a rule only
-    when the one mistake every lost instance names is the same. A
-    decision (or pruning) rule is left out when its value function lost points: it may only be
-    picking by the student's own wrong values."""
+    A rule's diagnosis is the one mistake its function's instances, judged together, name
+    (`RuleResult.diagnosis`); failing that, what most of its lost instances' hints name
+    (`_most_named`; a call not run because an earlier one failed is left out). A decision (or
+    pruning) rule is left out when its value function lost points: it may only be picking by
+    the student's own wrong values."""
     lost_values = {rule.id for rule in record.rules if rule.points < rule.max_points}
     found = set()
     for rule in record.rules:
@@ -99,20 +99,44 @@ def rule_diagnoses(record: GradeRecord) -> set[str]:
         if named_once:  # the function's instances judged together name it
             found.add(named_once)
             continue
-        hints = [v.hint for g in rule.groups for v in g.verdicts if not v.passed]
-        named = [{label for words, label in _LABELS if words in hint} for hint in hints]
-        certain = [
-            next(iter(labels)) for hint, labels in zip(hints, named, strict=True)
-            if len(labels) == 1 and not _guessed(hint)
-        ]  # fmt: skip
-        label = max(sorted(set(certain)), key=certain.count) if certain else ""
-        if label and 2 * certain.count(label) >= len(hints):
+        hints = [
+            v.hint
+            for g in rule.groups
+            for v in g.verdicts
+            if not v.passed and not v.got.endswith("not run")  # effects of an earlier failure
+        ]
+        label = _most_named(hints)
+        if label:
             found.add(label)
-            continue
-        common = set.intersection(*named) if named else set()
-        if len(common) == 1:  # the one guess (or "either") every lost instance shares
-            found |= common
     return found
+
+
+def _labels_of(hint: str) -> set[str]:
+    """The labels `hint` names: the catalogue's, or if none, what the judge describes."""
+    catalogued = {m.label for m in MISTAKES if m.hint in hint}
+    return catalogued or {label for words, label in _LABELS if words in hint}
+
+
+def _most_named(hints: list[str]) -> str:
+    """The label that names the most of `hints`, when it names at least half of them (a hint
+    on a single instance can be a coincidence), hints that name one mistake for certain (not
+    the judge's guesses, `_GUESSES`, nor "either ... or ...") breaking a tie; else the one
+    label every hint shares; else ""."""
+    named = [_labels_of(hint) for hint in hints]
+    counts: dict[str, list[int]] = {}
+    for hint, labels in zip(hints, named, strict=True):
+        sure = int(len(labels) == 1 and not _guessed(hint))
+        for label in labels:
+            counts.setdefault(label, [0, 0])
+            counts[label][0] += 1
+            counts[label][1] += sure
+    if not counts:
+        return ""
+    label = max(sorted(counts), key=lambda name: counts[name])  # most named, then most sure
+    if 2 * counts[label][0] >= len(hints):
+        return label
+    common = set.intersection(*named)
+    return next(iter(common)) if len(common) == 1 else ""
 
 
 def _guessed(hint: str) -> bool:
