@@ -166,3 +166,49 @@ def test_the_toolkits_own_errors_show_the_position_not_the_value_behind_it() -> 
     assert "the position " in str(raised.value) and "/. . O X X . ./" in str(raised.value)
     with pytest.raises(ValueError, match=r"action 0 is not legal in the position XO\./\.\.\./"):
         TicTacToe().result("XO.......", 0)
+
+
+# -- a state kept from an earlier call: refused in the kernel as in the grader ------------------
+
+KEEPS_A_STATE = """
+KEPT = []
+
+
+def minimax_value(game, state):
+    KEPT.append(state)
+    if len(KEPT) > 1 and KEPT[0] != state:
+        game.actions(KEPT[0])  # a position of the first call, not reached in this one
+    if game.is_terminal(state):
+        return game.utility(state)
+    values = [_value(game, game.result(state, action)) for action in game.actions(state)]
+    return max(values) if game.to_move(state) == "MAX" else min(values)
+
+
+def _value(game, state):
+    if game.is_terminal(state):
+        return game.utility(state)
+    values = [_value(game, game.result(state, action)) for action in game.actions(state)]
+    return max(values) if game.to_move(state) == "MAX" else min(values)
+"""
+
+
+def test_the_kernel_refuses_a_state_of_an_earlier_call_with_the_graders_words(
+    view: Path, tmp_path: Path
+) -> None:
+    """The sandbox refuses a state this call has not reached; so does the notebook's kernel,
+    with the same message, so a self-check and the grader agree on such a search."""
+    from autograder.platforms import kernel_calls
+    from autograder.sandbox import runner
+
+    assert kernel_calls.NOT_A_STATE == runner._NOT_A_STATE
+    namespace: dict = {"__name__": "__main__"}
+    exec(nbgrader_export.grading_helpers_source(), namespace)
+    exec(KEEPS_A_STATE, namespace)
+    game, call = TicTacToe(), namespace["call_function"]
+    first = call(namespace["minimax_value"], game, "XOXOXO...")
+    again = call(namespace["minimax_value"], game, "XOXOXO...")  # the same root: reached
+    other = call(namespace["minimax_value"], game, "XOXOX.O..")
+    assert first.status == again.status == "returned"
+    assert other.status == "raised" and "is not a state of this game" in other.error
+    graded = _lost(view, tmp_path, "keeps", KEEPS_A_STATE)
+    assert graded and any("is not a state of this game" in v.got for v in graded)

@@ -90,7 +90,7 @@ def rule_diagnoses(record: GradeRecord) -> set[str]:
     pruning) rule is left out when its value function lost points: it may only be picking by
     the student's own wrong values."""
     lost_values = {rule.id for rule in record.rules if rule.points < rule.max_points}
-    found = set()
+    found, guessed = set(), set()
     for rule in record.rules:
         family = rule.id.removesuffix("_decision").removesuffix("_pruning") + "_value"
         if family != rule.id and family in lost_values:
@@ -105,10 +105,10 @@ def rule_diagnoses(record: GradeRecord) -> set[str]:
             for v in g.verdicts
             if not v.passed and not v.got.endswith("not run")  # effects of an earlier failure
         ]
-        label = _most_named(hints)
+        label, sure = _most_named(hints)
         if label:
-            found.add(label)
-    return found
+            (found if sure else guessed).add(label)
+    return found or guessed  # the judge's guesses only for a student nothing else names
 
 
 def _labels_of(hint: str) -> set[str]:
@@ -117,11 +117,11 @@ def _labels_of(hint: str) -> set[str]:
     return catalogued or {label for words, label in _LABELS if words in hint}
 
 
-def _most_named(hints: list[str]) -> str:
-    """The label that names the most of `hints`, when it names at least half of them (a hint
-    on a single instance can be a coincidence), hints that name one mistake for certain (not
-    the judge's guesses, `_GUESSES`, nor "either ... or ...") breaking a tie; else the one
-    label every hint shares; else ""."""
+def _most_named(hints: list[str]) -> tuple[str, bool]:
+    """The label that names the most of `hints` when it names at least half of them (a hint on
+    a single instance can be a coincidence), hints that name one mistake for certain (not the
+    judge's guesses, `_GUESSES`, nor "either ... or ...") breaking a tie; else the one label
+    every hint shares; else "". With whether a certain hint named it (not guesses alone)."""
     named = [_labels_of(hint) for hint in hints]
     counts: dict[str, list[int]] = {}
     for hint, labels in zip(hints, named, strict=True):
@@ -131,12 +131,12 @@ def _most_named(hints: list[str]) -> str:
             counts[label][0] += 1
             counts[label][1] += sure
     if not counts:
-        return ""
+        return "", False
     label = max(sorted(counts), key=lambda name: counts[name])  # most named, then most sure
     if 2 * counts[label][0] >= len(hints):
-        return label
+        return label, counts[label][1] > 0 or counts[label][0] == len(hints)
     common = set.intersection(*named)
-    return next(iter(common)) if len(common) == 1 else ""
+    return (next(iter(common)), True) if len(common) == 1 else ("", False)
 
 
 def _guessed(hint: str) -> bool:
