@@ -274,3 +274,41 @@ def test_a_function_gets_one_diagnosis_named_once_with_no_ruled_out_mistake(
     page = html.unescape(feedback_html(record))
     assert page.count(f"Diagnosis:</b> {function}: one mistake explains") == 1
     assert diagnosed(record) - {"a function not defined"} == {entry.label}
+
+
+TABLE_WITHOUT_DEPTH = """
+from games import MAX
+
+TABLE = {}
+
+
+def depth_limited_value(game, state, depth, evaluate):
+    if state in TABLE:  # kept between calls, and without the depth it was searched to
+        return TABLE[state]
+    if game.is_terminal(state):
+        return game.utility(state)
+    if depth == 0:
+        return evaluate(state)
+    values = [
+        depth_limited_value(game, game.result(state, action), depth - 1, evaluate)
+        for action in game.actions(state)
+    ]
+    TABLE[state] = max(values) if game.to_move(state) == MAX else min(values)
+    return TABLE[state]
+"""
+
+
+def test_a_table_of_depth_limited_values_kept_without_their_depth_is_named(
+    view: Path, tmp_path: Path
+) -> None:
+    """The same tree asked at depth 1, then 2: the table answers the root with its depth-1
+    value, and the hint names the table rather than a search mistake."""
+    path = tmp_path / "table.py"
+    path.write_text(TABLE_WITHOUT_DEPTH, encoding="utf-8")
+    submission = Submission("table", (path,))
+    settings = Settings(Limits(isolation="process"), view, ("depth_limited_value",))
+    record = grade(submission, load(submission), settings)
+    hints = [v.hint for v in record.verdicts() if not v.passed]
+    assert record.score < record.max_score
+    assert any("your table carries positions over from an earlier call" in h for h in hints)
+    assert "a table kept between calls" in diagnosed(record)

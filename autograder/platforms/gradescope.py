@@ -19,6 +19,7 @@ from autograder.grading.load import SUFFIXES, Submission, load, not_a_regular_fi
 from autograder.grading.records import GradeRecord
 from autograder.grading.rules import ASSIGNMENT_RULES, RULE_IDS
 from autograder.reports import files
+from autograder.reports.diagnoses import cell_failed
 from autograder.sandbox import Limits, build_import_view, hidden_site_entries, jail_support
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -323,8 +324,15 @@ def gradescope_results(record: GradeRecord, page: str, details: str, output_form
     (escaped HTML already) or as markdown whose answers are code spans.
     """
     results = files.results_json(record, fingerprint="gradescope")
-    for test in results["tests"]:
+    causes = [message for message in record.messages if cell_failed(message)]
+    if causes:  # the cause before its effects: a cell that did not run, then the rest
+        rest = [line for line in results["output"].splitlines() if line not in causes]
+        said = "First fix this: a cell of your notebook did not run, so what it defines is missing"
+        results["output"] = "\n".join([said, *causes, "", *rest])
+    for test, rule in zip(results["tests"], record.rules, strict=True):
         kept = [line for line in test["output"].splitlines() if not line.startswith("    ")]
+        if rule.diagnosis and not rule.full:
+            kept = [f"diagnosis: {line}" for line in rule.diagnosis.split("\n")] + kept
         test.update(_shown("\n".join(kept), output_format))
         test["visibility"] = "visible"
     body = page.split("<body>", 1)[-1].rsplit("</body>", 1)[0]
@@ -347,8 +355,14 @@ def _markdown(record: GradeRecord) -> str:
     """The feedback as markdown: the answers (a student's `got` above all) as code spans, the
     other text with markdown's and HTML's special characters escaped."""
     lines = [f"**Status:** {_md_text(record.status)}", ""]
+    causes = [message for message in record.messages if cell_failed(message)]
+    if causes:
+        lines += ["**First fix this:** a cell of your notebook did not run", ""]
+        lines += [f"- {_md_text(message)}" for message in causes] + [""]
     for rule in record.rules:
         lines.append(f"### {rule.id}: {rule.points:g} / {rule.max_points:g}")
+        if rule.diagnosis and not rule.full:
+            lines += [f"**Diagnosis:** {_md_text(line)}" for line in rule.diagnosis.split("\n")]
         for group in rule.groups:
             failed = [v for v in group.verdicts if not v.passed]
             lines.append(f"- {_md_text(group.name)}: {group.points:g} / {group.max_points:g}")
