@@ -17,7 +17,6 @@ from autograder.grading.together import LAST_CLAUSE, WORST_CLAUSE
 _OTHER_HINTS = (
     (WORST_CLAUSE, mistake("root_picks_min").label),
     (LAST_CLAUSE, mistake("last_child").label),
-    ("compare your MAX and MIN cases", "values that no catalogued mistake gives"),
     ("looks one ply less than asked", "depth convention: searches one ply too shallow"),
     ("fewer states than a correct alpha-beta", "prunes before a branch is proven irrelevant"),
     ("your table carries positions over from an earlier call", "a table kept between calls"),
