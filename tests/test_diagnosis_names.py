@@ -312,3 +312,38 @@ def test_a_table_of_depth_limited_values_kept_without_their_depth_is_named(
     assert record.score < record.max_score
     assert any("your table carries positions over from an earlier call" in h for h in hints)
     assert "a table kept between calls" in diagnosed(record)
+
+
+@pytest.mark.parametrize(
+    ("source", "function", "mistake_id"),
+    [
+        (MAX_MIN_SWAPPED, "minimax_value", "max_min_swapped"),
+        (CHILDREN_SWAPPED, "alphabeta_value", "children_swapped"),
+    ],
+    ids=["max_min_swapped", "children_given_beta_alpha"],
+)
+def test_the_notebooks_self_check_opens_with_the_same_one_diagnosis(
+    source: str, function: str, mistake_id: str
+) -> None:
+    """The self-check cell of the released notebook runs every check of the function, then
+    names the one mistake all its failures fit, before the first failure's evidence."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "assignments"))
+    try:
+        from assignment_builder.check_cases import function_checks
+    finally:
+        sys.path.remove(str(ROOT / "assignments"))
+    from autograder.platforms import nbgrader_export
+
+    namespace: dict = {"__name__": "__main__"}
+    exec(nbgrader_export.self_check_helpers_source("from games import *"), namespace)
+    exec(function_checks(function, run=False), namespace)
+    exec(source, namespace)
+    with pytest.raises(AssertionError) as failed:
+        namespace[f"check_{function}"](namespace[function])
+    message = str(failed.value)
+    entry = mistake(mistake_id)
+    assert message.startswith(f"Diagnosis: {function}: one mistake explains"), message
+    assert message.count(entry.hint) == 2, message  # the diagnosis, and the first evidence
+    assert "either" not in message, message

@@ -243,32 +243,38 @@ def _pairs(mapping: dict | None) -> tuple:
     return tuple((mapping or {}).items())
 
 
-def check_value(function, name: str, game, state, value, args: tuple = (), hints=None) -> None:
+def check_value(
+    function, name: str, game, state, value, args: tuple = (), hints=None, suspects=None
+) -> None:
     """Self-check: `function(game, state, *args)` must return the number `value`.
 
-    `hints` maps wrong values a known mistake gives here to the hint that names it.
+    `hints` maps wrong values a known mistake gives here to the hint that names it, `suspects`
+    to the words of each mistake that gives it (the function's checks are judged together).
     """
     case = Case(0, name, game.to_move(state), value=value, depth_limited=len(args) == 2,
-                value_hints=_pairs(hints))  # fmt: skip
+                value_hints=_pairs(hints), suspects=_pairs(suspects))  # fmt: skip
     self_check(function, game, state, args, case, "value")
 
 
-def check_vector(function, name: str, game, state, value: tuple, hints=None) -> None:
+def check_vector(function, name: str, game, state, value: tuple, hints=None, suspects=None) -> None:
     """Self-check: `function(game, state)` must return the utility vector `value` (max-n).
 
-    `hints` maps wrong vectors a known mistake gives here to the hint that names it.
+    `hints` maps wrong vectors a known mistake gives here to the hint that names it, and
+    `suspects` to the words of each mistake that gives it.
     """
-    case = Case(0, name, value=tuple(value), value_hints=_pairs(hints))
+    case = Case(0, name, value=tuple(value), value_hints=_pairs(hints), suspects=_pairs(suspects))
     self_check(function, game, state, (), case, "vector")
 
 
-def _decision_case(name: str, game, state, optimal: tuple, child_values, hints=None) -> Case:
+def _decision_case(
+    name: str, game, state, optimal: tuple, child_values, hints=None, suspects=None
+) -> Case:
     """A decision's case; at a max-n node (a player number moves) the mover maximises."""
     legal = tuple(game.actions(state))
     mover = "MIN" if game.to_move(state) == "MIN" else MAX
     best = (max if mover == MAX else min)(child_values)
     return Case(0, name, mover, legal, best, tuple(optimal), tuple(child_values),
-                decision_hints=_pairs(hints))  # fmt: skip
+                decision_hints=_pairs(hints), suspects=_pairs(suspects))  # fmt: skip
 
 
 def check_decision(
@@ -280,28 +286,34 @@ def check_decision(
     child_values: list,
     args: tuple = (),
     hints: dict | None = None,
+    suspects: dict | None = None,
 ) -> None:
     """Self-check: `function(game, state, *args)` must return one of the `optimal` actions.
 
     `child_values` lists the value of each legal action, in `game.actions(state)` order;
-    `hints` maps a wrong action a known mistake picks to the hint that names it.
+    `hints` maps a wrong action a known mistake picks to the hint that names it, `suspects`
+    to the words of each mistake that picks it.
     """
-    case = _decision_case(name, game, state, optimal, child_values, hints)
+    case = _decision_case(name, game, state, optimal, child_values, hints, suspects)
     self_check(function, game, state, args, case, "decision")
 
 
-def check_states(function, name: str, game, state, answer: Any, states: int, causes=None) -> None:
+def check_states(
+    function, name: str, game, state, answer: Any, states: int, causes=None, suspects=None
+) -> None:
     """Self-check: the right answer, generating about as many states as the reference.
 
     `answer` is the value, or for a decision a pair (optimal actions, child values). The states
     generated must lie within [ceil(states / 1.25), floor(states * 1.25)]; `causes` maps the
-    counts of known mistakes to the hint that names each.
+    counts of known mistakes to the hint that names each, `suspects` the wrong answers of
+    known mistakes to their words.
     """
     if isinstance(answer, tuple):
         case = _decision_case(name, game, state, *answer)
     else:
         case = Case(0, name, game.to_move(state), value=answer)
-    case = replace(case, states=states, fewest=states, causes=_pairs(causes))
+    case = replace(case, states=states, fewest=states, causes=_pairs(causes),
+                   suspects=_pairs(suspects))  # fmt: skip
     self_check(function, game, state, (), case, "pruning")
 
 
