@@ -347,3 +347,44 @@ def test_the_notebooks_self_check_opens_with_the_same_one_diagnosis(
     assert message.startswith(f"Diagnosis: {function}: one mistake explains"), message
     assert message.count(entry.hint) == 2, message  # the diagnosis, and the first evidence
     assert "either" not in message, message
+
+
+DEPTH_TWICE = """
+from games import MAX
+
+
+def depth_limited_value(game, state, depth, evaluate):
+    if game.is_terminal(state):
+        return game.utility(state)
+    if depth <= 0:
+        return evaluate(state)
+    values = [depth_limited_value(game, game.result(state, action), depth - 2, evaluate)
+              for action in game.actions(state)]
+    return max(values) if game.to_move(state) == MAX else min(values)
+
+
+def depth_limited_decision(game, state, depth, evaluate):
+    pick = max if game.to_move(state) == MAX else min
+    return pick(game.actions(state), key=lambda action: depth_limited_value(
+        game, game.result(state, action), depth - 1, evaluate))
+"""
+
+
+def test_a_right_decision_over_a_wrong_value_function_points_at_the_value_function(
+    view: Path, tmp_path: Path
+) -> None:
+    """The depth decremented twice in depth_limited_value: the decision's feedback names
+    depth_limited_value, never a depth convention of the decision's own."""
+    path = tmp_path / "twice.py"
+    path.write_text(DEPTH_TWICE, encoding="utf-8")
+    submission = Submission("twice", (path,))
+    settings = Settings(Limits(isolation="process"), view, ASSIGNMENT_RULES["depth_limited"])
+    record = grade(submission, load(submission), settings)
+    decision = next(r for r in record.rules if r.id == "depth_limited_decision")
+    assert decision.points < decision.max_points
+    assert decision.diagnosis.startswith(
+        "depth_limited_decision: depth_limited_value fails its checks too"
+    )
+    hints = [v.hint for g in decision.groups for v in g.verdicts if not v.passed]
+    assert hints and all("fix depth_limited_value first" in hint for hint in hints), hints
+    assert not any("looks one ply" in hint for hint in hints), hints
