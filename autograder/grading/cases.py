@@ -18,7 +18,7 @@ from autograder.grading.judge import PRUNING_SLACK, Case, Outcome, Verdict, judg
 from autograder.grading.mistakes import mistake
 from autograder.grading.plain import decode
 from autograder.grading.rules import Group, Rule, rules
-from autograder.grading.together import judge_counts_together, judge_together
+from autograder.grading.together import ROOT_FORM, judge_counts_together, judge_together
 from autograder.sandbox import CallOutcome
 from games import MAX, CountingGame, RecordingGame
 from solutions import alphabeta_decision, alphabeta_value, depth_limited_value
@@ -219,6 +219,10 @@ def pruning_causes(instance: Instance, decision: bool, reference_states: int) ->
 
 def causes_of(named: dict[int, list[str]]) -> dict[int, str]:
     """The hint for each count of `pruning_suspects`, naming every mistake that gives it."""
+    named = {
+        count: list(dict.fromkeys(said.removesuffix(ROOT_FORM) for said in words))
+        for count, words in named.items()
+    }
     return {
         count: "your count equals that of a search where "
         + (words[0] if len(words) == 1 else "either " + ", or ".join(words) + ": look for each")
@@ -235,9 +239,14 @@ def pruning_suspects(
     most = math.floor(reference_states * PRUNING_SLACK)
     named: dict[int, list[str]] = {}
     for mistake_id, variant in diagnosis.PRUNING_VARIANTS.items():
-        count = diagnosis.count_states(game, state, variant, decision)
-        if count > most:
-            named.setdefault(count, []).append(mistake(mistake_id).hint)
+        words = mistake(mistake_id).hint
+        carried = diagnosis.count_states(game, state, variant, decision)
+        fresh = diagnosis.count_states(game, state, variant, decision, False) if decision else 0
+        # The mistake in a value function shows in a decision that carries the root's window
+        # into it, or in one that calls it with a fresh window: two forms, judged apart.
+        for count, said in ((carried, words), (fresh or carried, words + ROOT_FORM)):
+            if count > most:
+                named.setdefault(count, []).append(said)
     if decision:
         fresh = CountingGame(game)
         diagnosis.decide(fresh, state, diagnosis.Variant(), carry_window=False)
@@ -273,33 +282,62 @@ def judge_group(rule: Rule, group: Group, outcomes: dict) -> list[Verdict]:
 def judge_rule(rule: Rule, outcomes: dict) -> tuple[str, list[list[Verdict]]]:
     """Judge every group of `rule`, then each function's instances together: the diagnosis of
     each function whose failed answers one mistake explains (a line each; "" if none), and each
-    group's verdicts with hints that name only the mistakes no instance rules out."""
+    group's verdicts with hints that name only the mistakes no instance rules out. A pruning
+    rule's state counts are then judged together too (see `_counts_together`)."""
     groups = [judge_group(rule, group, outcomes) for group in rule.groups]
-    together = [judge_together]
-    if rule.kind == "pruning":
-        together.append(judge_counts_together)
-    said = []
+    said, judged = [], {}
     for function in dict.fromkeys(group.function for group in rule.groups):
-        places, judged = [], []
+        places, calls = [], []
         for number, group in enumerate(rule.groups):
             if group.function != function:
                 continue
             for index, instance in enumerate(group.instances):
                 found = reference(function, instance).case
-                call = outcomes[(function, found.key)]
                 places.append((number, index))
-                judged.append((found, outcome_of(call), groups[number][index]))
-        for judging in together:
-            header, verdicts = judging(function, judged, function.endswith("_decision"))
-            judged = [
-                (case, outcome, v) for (case, outcome, _), v in zip(judged, verdicts, strict=True)
-            ]
-            if header:
-                said.append(header)
-                break  # the answers' diagnosis first: a count is judged only on right answers
-        for (number, index), (_, _, verdict) in zip(places, judged, strict=True):
+                calls.append((found, outcome_of(outcomes[(function, found.key)])))
+        verdicts = [groups[number][index] for number, index in places]
+        header, verdicts = judge_together(
+            function, _with(calls, verdicts), function.endswith("_decision")
+        )
+        said += [header] if header else []
+        judged[function] = (places, calls, verdicts, bool(header))
+    if rule.kind == "pruning":
+        said += _counts_together(judged)
+    for places, _, verdicts, _ in judged.values():
+        for (number, index), verdict in zip(places, verdicts, strict=True):
             groups[number][index] = verdict
     return "\n".join(said), groups
+
+
+def _with(calls: list, verdicts: list) -> list:
+    return [
+        (case, outcome, verdict) for (case, outcome), verdict in zip(calls, verdicts, strict=True)
+    ]
+
+
+def _counts_together(judged: dict) -> list[str]:
+    """The state counts of a pruning rule's functions whose answers no mistake explains,
+    judged together: first all of them at once (a decision searches with its value function's
+    code, so one mistake shows in both), else each function alone."""
+    functions = [function for function, (*_, named) in judged.items() if not named]
+    if not functions:
+        return []
+    calls = [call for f in functions for call in judged[f][1]]
+    verdicts = [verdict for f in functions for verdict in judged[f][2]]
+    header, rewritten = judge_counts_together(" and ".join(functions), _with(calls, verdicts))
+    if header or len(functions) == 1:
+        for function in functions:
+            places, own, _, named = judged[function]
+            judged[function] = (places, own, rewritten[: len(own)], named)
+            rewritten = rewritten[len(own) :]
+        return [header] if header else []
+    said = []
+    for function in functions:
+        places, own, verdicts, named = judged[function]
+        header, verdicts = judge_counts_together(function, _with(own, verdicts))
+        judged[function] = (places, own, verdicts, named)
+        said += [header] if header else []
+    return said
 
 
 def warm_up() -> None:

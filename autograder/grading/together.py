@@ -160,8 +160,13 @@ def _right(case: Case, outcome: Outcome, decision: bool) -> bool:
     return (judge_decision if decision else judge_value)(case, outcome).passed
 
 
+ROOT_FORM = " (and the decision searches each root child with a fresh window)"
+"""Said of a mistake's form in a decision that calls its value function with a fresh window
+(`autograder.grading.cases.pruning_suspects`)."""
+
+
 def judge_counts_together(
-    function: str, judged: list[tuple[Case, Outcome, Verdict]], decision: bool
+    function: str, judged: list[tuple[Case, Outcome, Verdict]]
 ) -> tuple[str, list[Verdict]]:
     """A pruning rule's right answers with too many states, judged together as answers are:
     the mistake whose count is the student's on every such instance and that would have failed
@@ -177,12 +182,16 @@ def judge_counts_together(
                 predictions.setdefault(said, []).append(count)
         if verdict.passed:
             ruled_out.update(predictions)
-        elif _right(case, outcome, decision):  # a wrong answer is judged by the answers
+        elif _right(case, outcome, bool(case.legal)):  # a wrong answer is judged by the answers
             fits = [said for said, counts in predictions.items() if outcome.states in counts]
             ruled_out.update(set(predictions) - set(fits))
             consistent = fits if consistent is None else [s for s in consistent if s in fits]
             counted.append((verdict, fits))
     words = tuple(s for s in consistent or () if s not in ruled_out)
+    # A mistake whose two forms both fit is named once, without the form.
+    words = tuple(
+        w for w in words if w.removesuffix(ROOT_FORM) == w or w[: -len(ROOT_FORM)] not in words
+    )
     rewritten = {}
     for verdict, fits in counted:
         named = words or tuple(s for s in fits if s not in ruled_out)
