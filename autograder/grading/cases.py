@@ -250,8 +250,9 @@ def pruning_suspects(
     if decision:
         fresh = CountingGame(game)
         diagnosis.decide(fresh, state, diagnosis.Variant(), carry_window=False)
-        if fresh.states_generated > most and fresh.states_generated not in named:
-            named[fresh.states_generated] = ["a decision " + mistake("fresh_root_window").hint]
+        if fresh.states_generated > most:
+            words = "a decision " + mistake("fresh_root_window").hint
+            named.setdefault(fresh.states_generated, []).insert(0, words)
     return named
 
 
