@@ -388,3 +388,78 @@ def test_a_right_decision_over_a_wrong_value_function_points_at_the_value_functi
     hints = [v.hint for g in decision.groups for v in g.verdicts if not v.passed]
     assert hints and all("fix depth_limited_value first" in hint for hint in hints), hints
     assert not any("looks one ply" in hint for hint in hints), hints
+
+
+NEGAMAX_TABLE = """
+import math
+from games import MAX
+
+
+def _negamax(game, state, alpha, beta, table):
+    if game.is_terminal(state):
+        return game.utility(state) * (1 if game.to_move(state) == MAX else -1)
+    if state in table:
+        return table[state]  # stored as exact, even when it was a cut-off's bound
+    value = -math.inf
+    for action in game.actions(state):
+        value = max(value, -_negamax(game, game.result(state, action), -beta, -alpha, table))
+        alpha = max(alpha, value)
+        if alpha >= beta:
+            break
+    table[state] = value
+    return value
+
+
+def alphabeta_value(game, state, alpha=-math.inf, beta=math.inf):
+    colour = 1 if game.to_move(state) == MAX else -1
+    return colour * _negamax(game, state, -math.inf, math.inf, {})
+
+
+def alphabeta_decision(game, state):
+    pick = max if game.to_move(state) == MAX else min
+    return pick(game.actions(state), key=lambda a: alphabeta_value(game, game.result(state, a)))
+"""
+CORRECT_TABLE = NEGAMAX_TABLE.replace(
+    """    if state in table:
+        return table[state]  # stored as exact, even when it was a cut-off's bound
+    value = -math.inf""",
+    """    first_alpha, first_beta = alpha, beta
+    if state in table:  # each entry says whether it is exact or a bound
+        stored, kind = table[state]
+        if kind == "exact":
+            return stored
+        alpha, beta = (max(alpha, stored), beta) if kind == "lower" else (alpha, min(beta, stored))
+        if alpha >= beta:
+            return stored
+    value = -math.inf""",
+).replace(
+    "    table[state] = value\n",
+    """    kind = "upper" if value <= first_alpha else "lower" if value >= first_beta else "exact"
+    table[state] = (value, kind)
+""",
+)
+
+
+def test_a_table_storing_bounds_as_exact_loses_decisions_too_and_a_correct_table_does_not(
+    view: Path, tmp_path: Path
+) -> None:
+    """The pinned positions (instances.TABLE_BOUND_DECISIONS) flip such a table's move: the
+    negamax loses alphabeta_decision as it loses alphabeta_value, and the hint names the table;
+    a table that stores bounds as bounds keeps every point of both."""
+    assert "table[state] = (value, kind)" in CORRECT_TABLE and "first_alpha" in CORRECT_TABLE
+    grades = {}
+    for name, source in (("negamax", NEGAMAX_TABLE), ("correct", CORRECT_TABLE)):
+        path = tmp_path / f"{name}.py"
+        path.write_text(source, encoding="utf-8")
+        submission = Submission(name, (path,))
+        rule_ids = ("alphabeta_value", "alphabeta_decision")
+        grades[name] = grade(submission, load(submission), Settings(Limits(isolation="process"),
+                             view, rule_ids))  # fmt: skip
+    lost = {r.id: r for r in grades["negamax"].rules if r.points < r.max_points}
+    assert set(lost) == {"alphabeta_value", "alphabeta_decision"}
+    hints = [v.hint for g in lost["alphabeta_decision"].groups for v in g.verdicts if not v.passed]
+    assert all("fix alphabeta_value first" in hint for hint in hints), hints
+    assert mistake("table_bound_as_exact").hint in lost["alphabeta_value"].diagnosis + " ".join(
+        v.hint for g in lost["alphabeta_value"].groups for v in g.verdicts if not v.passed
+    )
+    assert grades["correct"].score == grades["correct"].max_score
