@@ -20,8 +20,9 @@ c = get_config()  # noqa: F821 - nbgrader provides get_config when it loads this
 c.Exchange.root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "exchange")
 
 # The course id students give to `nbgrader fetch_assignment` and `nbgrader submit`. The
-# assignments are minimax, alphabeta, depth_limited and bug_hunt (source/<assignment>/), in that
-# order; `nbgrader generate_assignment` adds each one to the gradebook.
+# assignments are minimax, alphabeta, depth_limited, bug_hunt, connect_four and chance_and_maxn
+# (source/<assignment>/), in that order; `nbgrader generate_assignment` adds each one to the
+# gradebook.
 c.CourseDirectory.course_id = "adversarial-search"
 
 # A graded cell may call a student's search several times; each call has its own 10 s limit

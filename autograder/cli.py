@@ -16,6 +16,7 @@ COMMANDS = (
     "grade",
     "gradescope",
     "gradescope-run",
+    "gradescope-try",
     "nbgrader-import",
     "export",
     "similarity",
@@ -78,7 +79,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     adders = (
         (("grade",), _add_grade),
-        (("gradescope", "gradescope-run"), _add_gradescope),
+        (("gradescope", "gradescope-run", "gradescope-try"), _add_gradescope),
         (("nbgrader-import",), _add_nbgrader_import),
         (("export",), _add_export),
         (("similarity", "nbgrader-cells"), _add_similarity_and_cells),
@@ -160,31 +161,9 @@ def _add_grade(commands) -> None:
 
 
 def _add_gradescope(commands) -> None:
-    from autograder.grading.rules import ASSIGNMENT_RULES
     from autograder.platforms import gradescope
 
-    bundle = commands.add_parser("gradescope", help="build a Gradescope autograder bundle (zip)")
-    bundle.add_argument("--out", type=Path, default=Path("autograder.zip"))
-    bundle.add_argument(
-        "--assignment",
-        choices=sorted(ASSIGNMENT_RULES),
-        help="grade only this assignment's rules (default: every rule)",
-    )
-    bundle.add_argument(
-        "--details",
-        choices=gradescope.DETAILS,
-        default="after_published",
-        help="when students see expected answers and hints (Gradescope visibility; default "
-        "after_published: once the instructor publishes the grades)",
-    )
-    bundle.add_argument("--output-format", choices=("html", "markdown"), default="html")
-    inside = commands.add_parser(
-        "gradescope-run", help="grade /autograder/submission (what the bundle's script runs)"
-    )
-    inside.add_argument("--root", type=Path, default=Path("/autograder"))
-    inside.add_argument("--assignment", choices=sorted(ASSIGNMENT_RULES))
-    inside.add_argument("--details", choices=gradescope.DETAILS, default="after_published")
-    inside.add_argument("--output-format", choices=("html", "markdown"), default="html")
+    gradescope.add_parsers(commands)
 
 
 def _add_nbgrader_import(commands) -> None:
@@ -281,6 +260,10 @@ def _other_command(args: argparse.Namespace, prog: str, adopt_orphans: bool) -> 
         from autograder.reports import similarity
 
         return similarity.command(args)
+    if args.command == "gradescope-try":
+        from autograder.platforms import gradescope
+
+        return gradescope.try_command(args)
     if args.command == "tournament":
         from autograder.contest import tournament
 

@@ -96,7 +96,9 @@ def run_and_report(args, found, limits: Limits, jailed: bool, console: Console) 
         known = files.saved_students(args.out)  # before any submission runs
         similar = (
             similarity.SimilarPairs(
-                args.out, similarity.class_submissions(args.out, known, found.submissions)
+                args.out,
+                similarity.class_submissions(args.out, known, found.submissions),
+                similarity.assignment_limits(args.assignment),
             )
             if args.similarity
             else None
@@ -105,8 +107,8 @@ def run_and_report(args, found, limits: Limits, jailed: bool, console: Console) 
         students = roster.class_roster(args.out, args.roster)
         names = roster.roster_names(students)
         try:
-            records = run(found.submissions, args, limits, Path(scratch), console, isolation)
-            records = files.whole_class(args.out, known, records)
+            graded = run(found.submissions, args, limits, Path(scratch), console, isolation)
+            records = files.whole_class(args.out, known, graded)
             try:
                 files.write_atomically(args.out / "grades.csv", files.grades_csv(records, names))
                 summary = class_report.write_class_files(args.out, records, similar, names)
@@ -117,16 +119,19 @@ def run_and_report(args, found, limits: Limits, jailed: bool, console: Console) 
             if similar is not None:
                 similar.close()  # an interrupted run leaves no comparison running
     reap_orphans()
-    console.print(terminal.terminal_table(records, names=names))
-    for line in terminal.closing_lines(summary, args.out):
+    lone = len(graded) == 1  # one notebook graded alone: report it, not the folder's class
+    console.print(terminal.terminal_table(graded if lone else records, names=names))
+    if lone:
+        lines = terminal.lone_lines(graded[0], len(records) - 1, args.out)
+    else:
+        lines = terminal.closing_lines(summary, args.out)
+    for line in lines:
         console.print(line, highlight=False)
     unknown = sorted(r.student for r in records if students and r.student not in students)
     if unknown:
         ids = ", ".join(map(terminal.plain_text, unknown))
         console.print(f"not in the roster (check their ids): {ids}", highlight=False)
-    console.print(
-        f"grades: {args.out / 'grades.csv'}; feedback: {args.out}/<student>/feedback.html"
-    )
+    console.print(terminal.where_lines(graded, args.out), highlight=False, soft_wrap=True)
     return 0
 
 

@@ -57,6 +57,7 @@ An agent is any function agent(game, state) -> action, named "module:function" a
 when the game starts (default {DEFAULT_AGENT}). Try your own with
   python -m games play tictactoe --agent mymodule:my_decision
   python -m games play nim --agent path/to/mycode.py:my_decision
+  python -m games play tictactoe --agent mycourse/minimax.ipynb:minimax_decision
 With --depth N the agent is called as agent(game, state, N, evaluate) instead (default agent
 {DEPTH_LIMITED_AGENT}); evaluate is --evaluate module:function, else the game's own
 evaluation (Connect Four's game.evaluate), else a function scoring every unfinished position
@@ -78,7 +79,11 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     player.add_argument("game", choices=sorted(GAMES))
-    player.add_argument("--agent", help=f'"module:function" (default {DEFAULT_AGENT})')
+    player.add_argument(
+        "--agent",
+        help=f'"module:function", "file.py:function" or "notebook.ipynb:function" '
+        f"(default {DEFAULT_AGENT})",
+    )
     player.add_argument("--first", choices=("human", "agent"), default="human")
     player.add_argument("--depth", type=int, help="search this many plies, then evaluate")
     player.add_argument(

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
 import importlib.util
+import io
+import json
 import re
 import time
 import traceback
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -164,8 +168,9 @@ def load_agent(spec: str, what: str = "agent") -> Callable[..., Any]:
     """Return the agent (or any function) named by "module:function", imported at run time.
 
     The module may be a dotted import path ("solutions:alphabeta_decision",
-    "mymodule:my_decision", found from the current folder) or a file
-    ("path/to/mycode.py:my_decision").
+    "mymodule:my_decision", found from the current folder), a file
+    ("path/to/mycode.py:my_decision") or a notebook ("mycourse/minimax.ipynb:minimax_decision",
+    whose code cells run in order, quietly, as the grader runs them).
 
     Raises:
         ValueError: `spec` is not of the form "module:function", or the module cannot be
@@ -179,6 +184,8 @@ def load_agent(spec: str, what: str = "agent") -> Callable[..., Any]:
     try:
         if module_name.endswith(".py"):
             module = _import_file(Path(module_name))
+        elif module_name.lower().endswith(".ipynb"):
+            module = _import_notebook(Path(module_name))
         else:
             module = importlib.import_module(module_name)
     except Exception as error:  # a student's module may fail in any way while importing
@@ -196,7 +203,11 @@ def load_agent(spec: str, what: str = "agent") -> Callable[..., Any]:
     for name in function_name.split("."):
         agent = getattr(agent, name, None)
     if not callable(agent):
-        raise ValueError(f"{module_name!r} has no function {function_name!r} to use as the {what}")
+        failed = getattr(module, "__notebook_failures__", [])
+        why = f" ({'; '.join(failed)})" if failed else ""
+        raise ValueError(
+            f"{module_name!r} has no function {function_name!r} to use as the {what}{why}"
+        )
     if what == "agent" and function_name.endswith("_value"):
         raise ValueError(
             f"{function_name} returns a value, not an action: play against a decision "
@@ -292,4 +303,29 @@ def _import_file(path: Path) -> Any:
         raise ImportError(f"{path} is not a Python file")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def _import_notebook(path: Path) -> Any:
+    """A notebook's code cells run in order as one module, their printing silenced (the
+    self-checks print); magics and shell lines (% and !) are left out. A cell that fails is
+    skipped, as the grader skips it, and named if the function asked for is then missing."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    module = types.ModuleType(path.stem)
+    module.__file__ = str(path)
+    failures = []
+    code_cells = [cell for cell in data.get("cells", []) if cell.get("cell_type") == "code"]
+    for number, cell in enumerate(code_cells, 1):
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else source
+        lines = [
+            "" if line.lstrip().startswith(("%", "!")) else line for line in source.split("\n")
+        ]
+        try:
+            code = compile("\n".join(lines), f"{path.name}, code cell {number}", "exec")
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(code, module.__dict__)
+        except Exception as error:  # a student's cell may fail in any way: the rest still run
+            failures.append(f"code cell {number} failed: {type(error).__name__}: {error}")
+    module.__notebook_failures__ = failures
     return module

@@ -172,8 +172,9 @@ def test_a_maxn_mistake_loses_the_maxn_rules_and_is_named_in_the_feedback(
     view: Path, tmp_path: Path, source: str, mistake_id: str
 ) -> None:
     """The reference's expectiminimax with the mistaken max-n: exactly the max-n rules are lost,
-    every lost instance's hint names the mistake (with the others that give the same answer,
-    "either ... or ..."), most name it alone, and the page files the student under it."""
+    the function's diagnosis names it once, every lost value names it alone (the instances
+    judged together rule the others out), a wrong decision points at maxn_value, and the page
+    files the student under it."""
     path = tmp_path / f"{mistake_id}.py"
     path.write_text(reference_source(ALL_MODULES) + "\n\n" + source, encoding="utf-8")
     submission = Submission(mistake_id, (path,))
@@ -185,13 +186,14 @@ def test_a_maxn_mistake_loses_the_maxn_rules_and_is_named_in_the_feedback(
         rule_id: 0 if rule_id in entry.loses else rule_named(rule_id).points
         for rule_id in CHANCE_AND_MAXN_RULE_IDS
     }, record.messages
-    hints = [v.hint for r in record.rules for g in r.groups for v in g.verdicts if not v.passed]
-    assert all(entry.hint in hint for hint in hints), hints
-    alone = [hint for hint in hints if _labels(hint) == {entry.label}]
-    assert 2 * len(alone) > len(hints)
-    for hint in hints:
-        if len(_labels(hint)) > 1:
-            assert " either when " in hint, hint
+    lost = [r for r in record.rules if r.points < r.max_points]
+    assert all(entry.hint in r.diagnosis for r in lost), [r.diagnosis for r in lost]
+    hints = [v.hint for r in lost if r.id.endswith("_value") for g in r.groups
+             for v in g.verdicts if not v.passed]  # fmt: skip
+    assert hints and all(_labels(hint) == {entry.label} for hint in hints), hints
+    decided = [v.hint for r in lost if r.id.endswith("_decision") for g in r.groups
+               for v in g.verdicts if not v.passed]  # fmt: skip
+    assert all("fix maxn_value first" in hint for hint in decided), decided
     assert diagnosed(record) == {entry.label}
     page = feedback_html(record)
     assert html.escape(entry.hint) in page
@@ -221,3 +223,243 @@ def test_a_maxn_mistake_is_named_alone_by_the_notebooks_self_check(
         exec(cells[check], namespace)
     message = str(failed.value)
     assert _labels(message) == {mistake(mistake_id).label}, message
+
+
+# -- one diagnosis per function: the instances judged together -----------------------------------
+
+MAX_MIN_SWAPPED = """
+import math
+from games import MAX
+
+
+def minimax_value(game, state):
+    if game.is_terminal(state):
+        return game.utility(state)
+    values = [minimax_value(game, game.result(state, action)) for action in game.actions(state)]
+    return min(values) if game.to_move(state) == MAX else max(values)
+
+
+def minimax_decision(game, state):
+    pick = min if game.to_move(state) == MAX else max
+    return pick(game.actions(state), key=lambda a: minimax_value(game, game.result(state, a)))
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "assignment", "mistake_id", "function"),
+    [
+        (CHILDREN_SWAPPED, "alphabeta", "children_swapped", "alphabeta_value"),
+        (MAX_MIN_SWAPPED, "minimax", "max_min_swapped", "minimax_value"),
+    ],
+    ids=["children_given_beta_alpha", "max_min_swapped"],
+)
+def test_a_function_gets_one_diagnosis_named_once_with_no_ruled_out_mistake(
+    view: Path, tmp_path: Path, source: str, assignment: str, mistake_id: str, function: str
+) -> None:
+    """Each failed instance's hint names the one mistake every instance fits (never one that
+    another instance rules out), the function's section names it once at its top, and the
+    class page files the student under it alone."""
+    path = tmp_path / f"{mistake_id}.py"
+    path.write_text(source, encoding="utf-8")
+    submission = Submission(mistake_id, (path,))
+    settings = Settings(Limits(isolation="process"), view, ASSIGNMENT_RULES[assignment])
+    record = grade(submission, load(submission), settings)
+    entry = mistake(mistake_id)
+    rule = next(r for r in record.rules if r.id == function)
+    assert rule.points < rule.max_points
+    assert rule.diagnosis.endswith(f": {entry.hint}"), rule.diagnosis
+    hints = [v.hint for g in rule.groups for v in g.verdicts if not v.passed]
+    assert hints and all(_labels(hint) == {entry.label} for hint in hints), hints
+    assert not any("either" in hint for hint in hints), hints
+    page = html.unescape(feedback_html(record))
+    assert page.count(f"Diagnosis:</b> {function}: one mistake explains") == 1
+    assert diagnosed(record) - {"a function not defined"} == {entry.label}
+
+
+TABLE_WITHOUT_DEPTH = """
+from games import MAX
+
+TABLE = {}
+
+
+def depth_limited_value(game, state, depth, evaluate):
+    if state in TABLE:  # kept between calls, and without the depth it was searched to
+        return TABLE[state]
+    if game.is_terminal(state):
+        return game.utility(state)
+    if depth == 0:
+        return evaluate(state)
+    values = [
+        depth_limited_value(game, game.result(state, action), depth - 1, evaluate)
+        for action in game.actions(state)
+    ]
+    TABLE[state] = max(values) if game.to_move(state) == MAX else min(values)
+    return TABLE[state]
+"""
+
+
+def test_a_table_of_depth_limited_values_kept_without_their_depth_is_named(
+    view: Path, tmp_path: Path
+) -> None:
+    """The same tree asked at depth 1, then 2: the table answers the root with its depth-1
+    value, and the hint names the table rather than a search mistake."""
+    path = tmp_path / "table.py"
+    path.write_text(TABLE_WITHOUT_DEPTH, encoding="utf-8")
+    submission = Submission("table", (path,))
+    settings = Settings(Limits(isolation="process"), view, ("depth_limited_value",))
+    record = grade(submission, load(submission), settings)
+    hints = [v.hint for v in record.verdicts() if not v.passed]
+    assert record.score < record.max_score
+    assert any("your table carries positions over from an earlier call" in h for h in hints)
+    assert "a table kept between calls" in diagnosed(record)
+
+
+@pytest.mark.parametrize(
+    ("source", "function", "mistake_id"),
+    [
+        (MAX_MIN_SWAPPED, "minimax_value", "max_min_swapped"),
+        (CHILDREN_SWAPPED, "alphabeta_value", "children_swapped"),
+    ],
+    ids=["max_min_swapped", "children_given_beta_alpha"],
+)
+def test_the_notebooks_self_check_opens_with_the_same_one_diagnosis(
+    source: str, function: str, mistake_id: str
+) -> None:
+    """The self-check cell of the released notebook runs every check of the function, then
+    names the one mistake all its failures fit, before the first failure's evidence."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "assignments"))
+    try:
+        from assignment_builder.check_cases import function_checks
+    finally:
+        sys.path.remove(str(ROOT / "assignments"))
+    from autograder.platforms import nbgrader_export
+
+    namespace: dict = {"__name__": "__main__"}
+    exec(nbgrader_export.self_check_helpers_source("from games import *"), namespace)
+    exec(function_checks(function, run=False), namespace)
+    exec(source, namespace)
+    with pytest.raises(AssertionError) as failed:
+        namespace[f"check_{function}"](namespace[function])
+    message = str(failed.value)
+    entry = mistake(mistake_id)
+    assert message.startswith(f"Diagnosis: {function}: one mistake explains"), message
+    assert message.count(entry.hint) == 2, message  # the diagnosis, and the first evidence
+    assert "either" not in message, message
+
+
+DEPTH_TWICE = """
+from games import MAX
+
+
+def depth_limited_value(game, state, depth, evaluate):
+    if game.is_terminal(state):
+        return game.utility(state)
+    if depth <= 0:
+        return evaluate(state)
+    values = [depth_limited_value(game, game.result(state, action), depth - 2, evaluate)
+              for action in game.actions(state)]
+    return max(values) if game.to_move(state) == MAX else min(values)
+
+
+def depth_limited_decision(game, state, depth, evaluate):
+    pick = max if game.to_move(state) == MAX else min
+    return pick(game.actions(state), key=lambda action: depth_limited_value(
+        game, game.result(state, action), depth - 1, evaluate))
+"""
+
+
+def test_a_right_decision_over_a_wrong_value_function_points_at_the_value_function(
+    view: Path, tmp_path: Path
+) -> None:
+    """The depth decremented twice in depth_limited_value: the decision's feedback names
+    depth_limited_value, never a depth convention of the decision's own."""
+    path = tmp_path / "twice.py"
+    path.write_text(DEPTH_TWICE, encoding="utf-8")
+    submission = Submission("twice", (path,))
+    settings = Settings(Limits(isolation="process"), view, ASSIGNMENT_RULES["depth_limited"])
+    record = grade(submission, load(submission), settings)
+    decision = next(r for r in record.rules if r.id == "depth_limited_decision")
+    assert decision.points < decision.max_points
+    assert decision.diagnosis.startswith(
+        "depth_limited_decision: depth_limited_value fails its checks too"
+    )
+    hints = [v.hint for g in decision.groups for v in g.verdicts if not v.passed]
+    assert hints and all("fix depth_limited_value first" in hint for hint in hints), hints
+    assert not any("looks one ply" in hint for hint in hints), hints
+
+
+NEGAMAX_TABLE = """
+import math
+from games import MAX
+
+
+def _negamax(game, state, alpha, beta, table):
+    if game.is_terminal(state):
+        return game.utility(state) * (1 if game.to_move(state) == MAX else -1)
+    if state in table:
+        return table[state]  # stored as exact, even when it was a cut-off's bound
+    value = -math.inf
+    for action in game.actions(state):
+        value = max(value, -_negamax(game, game.result(state, action), -beta, -alpha, table))
+        alpha = max(alpha, value)
+        if alpha >= beta:
+            break
+    table[state] = value
+    return value
+
+
+def alphabeta_value(game, state, alpha=-math.inf, beta=math.inf):
+    colour = 1 if game.to_move(state) == MAX else -1
+    return colour * _negamax(game, state, -math.inf, math.inf, {})
+
+
+def alphabeta_decision(game, state):
+    pick = max if game.to_move(state) == MAX else min
+    return pick(game.actions(state), key=lambda a: alphabeta_value(game, game.result(state, a)))
+"""
+CORRECT_TABLE = NEGAMAX_TABLE.replace(
+    """    if state in table:
+        return table[state]  # stored as exact, even when it was a cut-off's bound
+    value = -math.inf""",
+    """    first_alpha, first_beta = alpha, beta
+    if state in table:  # each entry says whether it is exact or a bound
+        stored, kind = table[state]
+        if kind == "exact":
+            return stored
+        alpha, beta = (max(alpha, stored), beta) if kind == "lower" else (alpha, min(beta, stored))
+        if alpha >= beta:
+            return stored
+    value = -math.inf""",
+).replace(
+    "    table[state] = value\n",
+    """    kind = "upper" if value <= first_alpha else "lower" if value >= first_beta else "exact"
+    table[state] = (value, kind)
+""",
+)
+
+
+def test_a_table_storing_bounds_as_exact_loses_decisions_too_and_a_correct_table_does_not(
+    view: Path, tmp_path: Path
+) -> None:
+    """The pinned positions (instances.TABLE_BOUND_DECISIONS) flip such a table's move: the
+    negamax loses alphabeta_decision as it loses alphabeta_value, and the hint names the table;
+    a table that stores bounds as bounds keeps every point of both."""
+    assert "table[state] = (value, kind)" in CORRECT_TABLE and "first_alpha" in CORRECT_TABLE
+    grades = {}
+    for name, source in (("negamax", NEGAMAX_TABLE), ("correct", CORRECT_TABLE)):
+        path = tmp_path / f"{name}.py"
+        path.write_text(source, encoding="utf-8")
+        submission = Submission(name, (path,))
+        rule_ids = ("alphabeta_value", "alphabeta_decision")
+        grades[name] = grade(submission, load(submission), Settings(Limits(isolation="process"),
+                             view, rule_ids))  # fmt: skip
+    lost = {r.id: r for r in grades["negamax"].rules if r.points < r.max_points}
+    assert set(lost) == {"alphabeta_value", "alphabeta_decision"}
+    hints = [v.hint for g in lost["alphabeta_decision"].groups for v in g.verdicts if not v.passed]
+    assert all("fix alphabeta_value first" in hint for hint in hints), hints
+    assert mistake("table_bound_as_exact").hint in lost["alphabeta_value"].diagnosis + " ".join(
+        v.hint for g in lost["alphabeta_value"].groups for v in g.verdicts if not v.passed
+    )
+    assert grades["correct"].score == grades["correct"].max_score

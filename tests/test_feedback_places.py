@@ -166,3 +166,92 @@ def test_the_toolkits_own_errors_show_the_position_not_the_value_behind_it() -> 
     assert "the position " in str(raised.value) and "/. . O X X . ./" in str(raised.value)
     with pytest.raises(ValueError, match=r"action 0 is not legal in the position XO\./\.\.\./"):
         TicTacToe().result("XO.......", 0)
+
+
+# -- a state kept from an earlier call: refused in the kernel as in the grader ------------------
+
+KEEPS_A_STATE = """
+KEPT = []
+
+
+def minimax_value(game, state):
+    KEPT.append(state)
+    if len(KEPT) > 1 and KEPT[0] != state:
+        game.actions(KEPT[0])  # a position of the first call, not reached in this one
+    if game.is_terminal(state):
+        return game.utility(state)
+    values = [_value(game, game.result(state, action)) for action in game.actions(state)]
+    return max(values) if game.to_move(state) == "MAX" else min(values)
+
+
+def _value(game, state):
+    if game.is_terminal(state):
+        return game.utility(state)
+    values = [_value(game, game.result(state, action)) for action in game.actions(state)]
+    return max(values) if game.to_move(state) == "MAX" else min(values)
+"""
+
+
+def test_the_kernel_refuses_a_state_of_an_earlier_call_with_the_graders_words(
+    view: Path, tmp_path: Path
+) -> None:
+    """The sandbox refuses a state this call has not reached; so does the notebook's kernel,
+    with the same message, so a self-check and the grader agree on such a search."""
+    from autograder.platforms import kernel_calls
+    from autograder.sandbox import runner
+
+    assert kernel_calls.NOT_A_STATE == runner._NOT_A_STATE
+    namespace: dict = {"__name__": "__main__"}
+    exec(nbgrader_export.grading_helpers_source(), namespace)
+    exec(KEEPS_A_STATE, namespace)
+    game, call = TicTacToe(), namespace["call_function"]
+    first = call(namespace["minimax_value"], game, "XOXOXO...")
+    again = call(namespace["minimax_value"], game, "XOXOXO...")  # the same root: reached
+    other = call(namespace["minimax_value"], game, "XOXOX.O..")
+    assert first.status == again.status == "returned"
+    assert other.status == "raised" and "is not a state of this game" in other.error
+    graded = _lost(view, tmp_path, "keeps", KEEPS_A_STATE)
+    assert graded and any("is not a state of this game" in v.got for v in graded)
+
+
+# -- the cause before its effects: a cell that did not run -----------------------------------
+
+SECOND_CELL = """
+def minimax_decision(game, state):
+    best = max(game.actions(state), key=lambda a: minimax_value(game, game.result(state, a))
+    return best
+"""
+
+
+def test_a_syntax_error_comes_first_on_the_page_in_gradescope_and_on_the_class_page(
+    view: Path, tmp_path: Path
+) -> None:
+    """The cell, line, message and the line itself open the page and Gradescope's output; the
+    groups of the function it left undefined point up to it; the class page files the student
+    under the syntax error, not under "a function not defined"."""
+    import nbformat
+
+    from autograder.grading.grade import feedback
+    from autograder.grading.reference import reference_source
+    from autograder.platforms.gradescope import gradescope_results
+    from autograder.reports.diagnoses import diagnosed
+
+    first = reference_source().split("def minimax_decision")[0]
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(first), nbformat.v4.new_code_cell(SECOND_CELL)]
+    path = tmp_path / "sybil.ipynb"
+    nbformat.write(notebook, path)
+    submission = Submission("sybil", (path,))
+    settings = Settings(Limits(isolation="process"), view, ("minimax_value", "minimax_decision"))
+    record = grade(submission, load(submission), settings)
+    page = feedback(record)
+    line = "best = max(game.actions(state), key=lambda a: minimax_value(game, game.result(state, a)"
+    cause = page.index("First fix this")
+    assert cause < page.index("Where points were lost")
+    said = page[cause : page.index("</div>", cause)]
+    assert "code cell 2, line 3 of sybil.ipynb has a syntax error" in said
+    assert line in said.replace("&#x27;", "'")
+    assert "minimax_decision is not defined (a cell did not run: see above)" in page
+    assert diagnosed(record) == {"a code cell with a syntax error"}
+    output = gradescope_results(record, page, "visible", "text")["output"]
+    assert output.startswith("First fix this") and "code cell 2, line 3" in output.splitlines()[1]

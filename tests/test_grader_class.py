@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import html
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -253,3 +254,22 @@ def test_no_example_student_is_told_of_a_table_kept_between_calls(graded: Path) 
         if "carries positions over" in json.dumps(_record(graded, student))
     ]
     assert told == []
+
+
+def test_the_class_page_names_a_mistake_or_says_why_for_every_student_who_lost_points(
+    graded: Path,
+) -> None:
+    """No blank diagnosis beside a student whose page names a hint: the mistake their page
+    names (a timeout, a child returned for an action, a guess that fits most instances), or why
+    no mistake is named."""
+    page = (graded / "class.html").read_text(encoding="utf-8")
+    table = page[page.index("<table id='students'>") :]
+    table = table[: table.index("</table>")]
+    rows = re.findall(r"<tr><td>.*?([a-z]+_[a-z_]+)/feedback\.html.*?</td><td class='num'>"
+                      r"([\d.]+) / ([\d.]+)</td><td>(.*?)</td></tr>", table)  # fmt: skip
+    assert len(rows) == len(LOSES)
+    said = {student: text for student, score, most, text in rows if score != most}
+    assert all(said.values()), [student for student, text in said.items() if not text]
+    for student in ("grace_min_never_cuts", "ivan_returns_child", "peggy_last_child",
+                    "trent_infinite_loop", "victor_no_terminal_test"):  # fmt: skip
+        assert "no catalogued mistake" not in said[student], (student, said[student])

@@ -15,6 +15,7 @@ import pytest
 from autograder.cli import main
 from autograder.grading.reference import reference_source
 from autograder.grading.rules import ASSIGNMENT_RULES
+from autograder.platforms import gradescope
 
 CLASS = Path(__file__).resolve().parents[1] / "examples" / "class"
 
@@ -215,3 +216,44 @@ def test_expected_answers_are_shown_only_with_the_chosen_visibility(bundle: Path
     assert details["visibility"] == "after_published" and details["max_score"] == 0
     assert "Expected" in details["output"] and details["output_format"] == "html"
     assert "<style>" not in details["output"]
+
+
+def test_the_bundle_holds_the_tracked_source_files_and_nothing_else(bundle: Path) -> None:
+    """Build output left by `pip install ./games` (games/build/lib, *.egg-info) and anything
+    else untracked stays out: the members are the scripts and `git ls-files` of the sources."""
+    root = Path(__file__).resolve().parents[1]
+    listed = subprocess.run(
+        ["git", "-C", str(root), "ls-files", "--", *gradescope.SOURCES],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    tracked = {name for name in listed if (root / name).is_file()}
+    assert set(zipfile.ZipFile(bundle).namelist()) == {"setup.sh", "run_autograder"} | tracked
+
+
+@pytest.mark.parametrize("with_git", [True, False], ids=["git checkout", "unpacked release"])
+def test_untracked_build_output_is_never_bundled(tmp_path: Path, with_git: bool) -> None:
+    (tmp_path / "games" / "build" / "lib" / "games").mkdir(parents=True)
+    (tmp_path / "games" / "build" / "lib" / "games" / "stale.py").write_text("old = 1\n")
+    (tmp_path / "games" / "games.egg-info").mkdir()
+    (tmp_path / "games" / "games.egg-info" / "PKG-INFO").write_text("Name: games\n")
+    (tmp_path / "games" / "protocol.py").write_text("MAX = 'MAX'\n")
+    (tmp_path / "pyproject.toml").write_text("[project]\n")
+    if with_git:
+        git = ["git", "-C", str(tmp_path)]
+        subprocess.run([*git, "init", "-q"], check=True)
+        subprocess.run([*git, "add", "games/protocol.py", "pyproject.toml"], check=True)
+        (tmp_path / "games" / "scratch.py").write_text("untracked = 1\n")
+    found = {p.relative_to(tmp_path).as_posix() for p in gradescope.bundled_files(tmp_path)}
+    assert found == {"games/protocol.py", "pyproject.toml"}
+
+
+def test_gradescope_try_runs_the_bundle_on_a_notebook_here(bundle: Path, tmp_path, capsys):
+    """The documented local run: `python -m autograder gradescope-try autograder.zip FILE`."""
+    upload = tmp_path / "assignment.py"
+    upload.write_text(reference_source(), encoding="utf-8")
+    root = tmp_path / "layout"
+    assert main(["gradescope-try", str(bundle), str(upload), "--root", str(root)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("score 100: ") and str(root / "results" / "feedback.html") in printed
+    assert json.loads((root / "results" / "results.json").read_text())["score"] == 100
+    assert main(["gradescope-try", str(bundle), str(upload), "--root", str(root)]) == 2

@@ -24,6 +24,8 @@ from autograder.platforms import lms
     [
         ("class/smithjane_4412_998877_minimax.ipynb", ("4412", "smithjane", "canvas")),
         ("class/smithjane_LATE_4412_998877_minimax-1.IPYNB", ("4412", "smithjane", "canvas")),
+        ("class/smithjane_late_4412_998877_minimax.ipynb", ("4412", "smithjane", "canvas")),
+        ("class/smithjane_Late_4412_998877_minimax.ipynb", ("4412", "smithjane", "canvas")),
         ("Jane Smith_733_assignsubmission_file_/minimax.ipynb", ("733", "Jane Smith", "moodle")),
         ("class/alice_correct.ipynb", None),
         ("class/smithjane_4412_998877_notes.txt", None),

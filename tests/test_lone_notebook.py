@@ -33,7 +33,28 @@ def test_a_finished_minimax_notebook_alone_is_graded_on_its_own_25_points(
     assert (row["score"], row["max_score"]) == ("25", "25")
     assert set(row) == {"student", "score", "max_score", "minimax_value", "minimax_decision",
                         "status"}  # fmt: skip
-    assert "assignment: minimax (the functions mine.ipynb defines" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "assignment: minimax (the functions mine.ipynb defines" in printed
+    assert f"feedback: {out / 'mine' / 'feedback.html'}" in printed  # the page, not a pattern
+    assert (out / "mine" / "feedback.html").is_file()
+    assert "not graded normally" not in printed  # no row is flagged, so no legend for one
+
+
+def test_a_second_notebook_graded_into_the_same_folder_reports_itself_not_a_class(
+    tmp_path: Path, capsys
+) -> None:
+    out = tmp_path / "out"
+    for name in ("first", "second"):
+        notebook = tmp_path / f"{name}.ipynb"
+        shutil.copy(ROOT / "assignments" / "source" / "minimax" / "minimax.ipynb", notebook)
+        capsys.readouterr()
+        assert main(["grade", str(notebook), "--out", str(out), "--isolation", "process"]) == 0
+    printed = capsys.readouterr().out
+    assert "second: 25 of 25" in printed
+    assert "mean" not in printed and "first" not in printed.split("also holds")[0]
+    assert "also holds 1 other student(s) graded earlier" in printed
+    with open(out / "grades.csv", newline="") as handle:
+        assert sorted(row["student"] for row in csv.DictReader(handle)) == ["first", "second"]
 
 
 @pytest.mark.parametrize(

@@ -294,3 +294,27 @@ def test_a_contest_agent_is_called_with_its_seconds(
     out = capsys.readouterr().out
     assert "The agent has 0.5 s a move." in out and "agent plays 1" in out
     assert "called with 0.5 seconds" in out
+
+
+def test_load_agent_runs_a_notebook_and_takes_its_function(tmp_path: Path) -> None:
+    """`--agent mycourse/minimax.ipynb:minimax_decision`: the notebook's code cells run in
+    order, a failing cell (a self-check, a shell line) does not stop the rest."""
+    import json
+
+    cells = [
+        {"cell_type": "markdown", "source": "# my notebook", "metadata": {}},
+        {"cell_type": "code", "source": ["%matplotlib inline\n", "!ls\n", "LAST = -1"],
+         "metadata": {}, "outputs": [], "execution_count": None},
+        {"cell_type": "code", "source": "assert False, 'a failing self-check'",
+         "metadata": {}, "outputs": [], "execution_count": None},
+        {"cell_type": "code", "source": "def last_move(game, state):\n"
+         "    print('thinking')\n    return game.actions(state)[LAST]\n",
+         "metadata": {}, "outputs": [], "execution_count": None},
+    ]  # fmt: skip
+    path = tmp_path / "minimax.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                                "nbformat_minor": 5}), encoding="utf-8")  # fmt: skip
+    agent = load_agent(f"{path}:last_move")
+    assert agent(TicTacToe(), "." * 9) == 8
+    with pytest.raises(ValueError, match="code cell 2 failed: AssertionError"):
+        load_agent(f"{path}:minimax_decision")

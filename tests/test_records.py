@@ -56,7 +56,7 @@ def test_the_json_layout_is_that_of_results_json() -> None:
     assert list(data) == ["student", "files", "digest", "status", "messages", "functions",
                           "output", "rules", "score", "max_score", "seconds"]  # fmt: skip
     rule = data["rules"][0]
-    assert list(rule) == ["id", "description", "points", "max_points", "groups"]
+    assert list(rule) == ["id", "description", "points", "max_points", "groups", "diagnosis"]
     assert list(rule["groups"][0]) == ["name", "function", "points", "max_points", "verdicts"]
     verdict = rule["groups"][0]["verdicts"][0]
     assert verdict["visited"] == [[0], [0, 0], [1]] and verdict["states"] == 13

@@ -20,6 +20,7 @@ from autograder.reports.similarity import (
     THRESHOLD,
     Code,
     CompareLimits,
+    assignment_limits,
     compare,
     normalise,
     normalised,
@@ -240,3 +241,23 @@ def test_a_grading_run_lists_on_the_class_page_what_it_could_not_compare(tmp_pat
     assert "mallory" in not_compared and "helper (nested too deeply to compare)" in not_compared
     rows = section[section.index("id='similar'") :].split("<tr>")
     assert any("ines/feedback.html" in row and "carl/feedback.html" in row for row in rows)
+
+
+@pytest.mark.parametrize(
+    ("assignment", "chosen"), [("chance_and_maxn", "hw6.py"), (None, "lectures.py")]
+)
+def test_the_file_compared_is_chosen_by_the_functions_of_the_assignment_named(
+    tmp_path: Path, assignment: str | None, chosen: str
+) -> None:
+    """A student who handed in two files: `--assignment chance_and_maxn` compares the one that
+    defines its functions, not the one that defines lectures 1-4's."""
+    lectures = tmp_path / "lectures.py"
+    lectures.write_text("def minimax_value(game, state):\n    return 1\n\n\n"
+                        "def minimax_decision(game, state):\n    return 2\n")  # fmt: skip
+    hw6 = tmp_path / "hw6.py"
+    hw6.write_text("def expectiminimax_value(game, state):\n    return 3\n\n\n"
+                   "def maxn_value(game, state):\n    return 4\n")  # fmt: skip
+    submission = Submission("eve", (hw6, lectures), pick_one=True)
+    code = submission_code(submission, assignment_limits(assignment))
+    assert ("expectiminimax_value" in code.text) == (chosen == "hw6.py"), code.text
+    assert ("minimax_decision" in code.text) == (chosen == "lectures.py"), code.text

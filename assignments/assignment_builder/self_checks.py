@@ -66,6 +66,8 @@ class Check:
             text = f"check_{self.kind}(function, {head}, {case.value!r}{self.args_source()}"
             if case.value_hints:
                 text += f", hints={_dict_source(dict(case.value_hints))}"
+            if case.suspects:
+                text += f", suspects={_dict_source(dict(case.suspects))}"
             return text + ")"
         decision = (case.optimal, list(case.child_values))
         if self.kind == "decision":
@@ -73,12 +75,16 @@ class Check:
             text += self.args_source()
             if case.decision_hints:
                 text += f", hints={_dict_source(dict(case.decision_hints))}"
+            if case.suspects:
+                text += f", suspects={_dict_source(dict(case.suspects))}"
             return text + ")"
         answer = decision if case.legal else case.value
         causes = cases.pruning_causes(self.instance(), bool(case.legal), case.states)
         text = f"check_states(function, {head}, {answer!r}, {case.states!r}"
         if causes:
             text += f", causes={_dict_source(causes)}"
+        if case.suspects:
+            text += f", suspects={_dict_source(dict(case.suspects))}"
         return text + ")"
 
 
@@ -88,8 +94,9 @@ def checks_source(function: str, checks: list[Check], run: bool) -> str:
         f"def check_{function}(function):",
         f'    """Self-checks of {function}: small cases, answers from the reference solution."""',
     ]
+    lines.append("    with judged_together():  # the failed checks judged together, at the end")
     for check in checks:
-        lines.append(textwrap.indent(check.source(function), "    "))
+        lines.append(textwrap.indent(check.source(function), "        "))
     text = "\n".join(lines)
     if run:
         text += f"\n\n\ncheck_{function}({function})"

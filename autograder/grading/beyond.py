@@ -153,7 +153,8 @@ def beyond_case(function: str, instance: Instance, base: Case) -> Case:
             (answer, either("your value equals what a search gives", words))
             for answer, words in named.items()
         )
-        return replace(base, value=value, value_hints=hints)
+        suspects = tuple((answer, tuple(words)) for answer, words in named.items())
+        return replace(base, value=value, value_hints=hints, suspects=suspects)
     legal = tuple(game.actions(state))
     scores = [float(score) for score in child_scores(instance)]
     maximising = game.to_move(state) != MIN
@@ -174,6 +175,7 @@ def beyond_case(function: str, instance: Instance, base: Case) -> Case:
         optimal=optimal,
         child_values=tuple(scores),
         decision_hints=hints,
+        suspects=tuple((chosen, tuple(words)) for chosen, words in named.items()),
     )
 
 

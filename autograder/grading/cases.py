@@ -19,6 +19,7 @@ from autograder.grading.judge import PRUNING_SLACK, Case, Outcome, Verdict, judg
 from autograder.grading.mistakes import mistake
 from autograder.grading.plain import decode
 from autograder.grading.rules import Group, Rule, rules
+from autograder.grading.together import ROOT_FORM, judge_counts_together, judge_together
 from autograder.sandbox import CallOutcome
 from games import MAX, CountingGame, RecordingGame
 from solutions import alphabeta_decision, alphabeta_value, depth_limited_value
@@ -91,15 +92,21 @@ def reference(function: str, instance: Instance) -> Reference:
             value = alphabeta_value(counted, state)
         else:
             value = depth_limited_value(counted, state, depth, instance.evaluate)
+        named = value_suspects(instance, value, function)
         found = replace(
-            base, value=value, value_hints=tuple(value_hints(instance, value, function).items())
+            base,
+            value=value,
+            value_hints=tuple(hints_of(named).items()),
+            suspects=tuple((answer, tuple(words)) for answer, words in named.items()),
         )
     states = counted.states_generated
     found = replace(found, states=states, fewest=states)
     if (function, id(instance)) in _pruned_calls():
         fewest = min(states, _fewest(game, state, decision))
-        causes = tuple(pruning_causes(instance, decision, states).items())
-        found = replace(found, fewest=fewest, causes=causes)
+        named = pruning_suspects(instance, decision, states)
+        causes = tuple(causes_of(named).items())
+        counts = tuple((count, tuple(words)) for count, words in named.items())
+        found = replace(found, fewest=fewest, causes=causes, count_suspects=counts)
     cap = _state_cap(game, state) if not decision else STATES_MULTIPLE * states
     return Reference(found, max(STATES_FLOOR, cap), tuple(counted.generated))
 
@@ -124,6 +131,7 @@ def _decision_case(base: Case, instance: Instance) -> Case:
         optimal=optimal,
         child_values=tuple(children),
         decision_hints=tuple(hints.items()),
+        suspects=tuple((action, (hint,)) for action, hint in hints.items()),
     )
 
 
@@ -155,6 +163,20 @@ def value_hints(instance: Instance, correct: float, function: str = "") -> dict[
     """Wrong values a known mistake gives on `instance`, with the hint that names it: one hint
     per value, naming every mistake that gives it ("either ... or ..."), and only mistakes
     `function`'s lectures have taught (no window before alpha-beta)."""
+    return hints_of(value_suspects(instance, correct, function))
+
+
+def hints_of(named: dict) -> dict:
+    """The hint for each wrong value of `value_suspects`, naming every mistake that gives it."""
+    return {
+        value: diagnosis.either("your value equals what a search gives", words)
+        for value, words in named.items()
+    }
+
+
+def value_suspects(instance: Instance, correct: float, function: str = "") -> dict[float, list]:
+    """Wrong values a known mistake gives on `instance`, each with the words of every mistake
+    that gives it."""
     game, state, depth = instance.game, instance.state, instance.depth
     named: dict[float, list[str]] = {}
     if depth is None:
@@ -166,19 +188,15 @@ def value_hints(instance: Instance, correct: float, function: str = "") -> dict[
         for mistake_id, variant in taught:
             value = diagnosis.variant_value(game, state, variant)
             named.setdefault(value, []).append(mistake(mistake_id).hint)
-        hints = {
-            value: diagnosis.either("your value equals what a search gives", words)
-            for value, words in named.items()
-        }
     else:
-        hints = {}
         for searched, words in ((depth + 1, "one ply further"), (depth - 1, "one ply less")):
             if searched >= 0:
-                hints.setdefault(
-                    depth_limited_value(game, state, searched, instance.evaluate),
-                    f"your value is the depth-{searched} value: your search looks {words} than "
-                    "asked. Here depth counts the plies still allowed: depth 0 evaluates the "
-                    "state itself, and a decision at depth d searches children with d - 1.",
+                named.setdefault(
+                    depth_limited_value(game, state, searched, instance.evaluate), []
+                ).append(
+                    f"the search looks {words} than asked (it gives the depth-{searched} value; "
+                    "here depth counts the plies still allowed: depth 0 evaluates the state "
+                    "itself, and a decision at depth d searches children with d - 1)"
                 )
         for mistake_id, value in (
             ("wrong_side_evaluation",
@@ -186,10 +204,10 @@ def value_hints(instance: Instance, correct: float, function: str = "") -> dict[
             ("horizon_at_max_only",
              diagnosis.max_only_horizon_value(game, state, depth, instance.evaluate)),
         ):  # fmt: skip
-            hints.setdefault(value, mistake(mistake_id).hint)
+            named.setdefault(value, []).append(mistake(mistake_id).hint)
     return {
-        value: hint
-        for value, hint in hints.items()
+        value: words
+        for value, words in named.items()
         if isinstance(value, int | float) and math.isfinite(value) and value != correct
     }
 
@@ -197,25 +215,46 @@ def value_hints(instance: Instance, correct: float, function: str = "") -> dict[
 def pruning_causes(instance: Instance, decision: bool, reference_states: int) -> dict[int, str]:
     """State counts a known mistake generates on `instance` above the threshold, with the hint
     that names it, or every mistake that generates that count ("either ... or ...")."""
+    return causes_of(pruning_suspects(instance, decision, reference_states))
+
+
+def causes_of(named: dict[int, list[str]]) -> dict[int, str]:
+    """The hint for each count of `pruning_suspects`, naming every mistake that gives it."""
+    named = {
+        count: list(dict.fromkeys(said.removesuffix(ROOT_FORM) for said in words))
+        for count, words in named.items()
+    }
+    return {
+        count: "your count equals that of a search where "
+        + (words[0] if len(words) == 1 else "either " + ", or ".join(words) + ": look for each")
+        for count, words in sorted(named.items())
+    }
+
+
+def pruning_suspects(
+    instance: Instance, decision: bool, reference_states: int
+) -> dict[int, list[str]]:
+    """State counts a known mistake generates on `instance` above the threshold, each with the
+    words of every mistake that generates it."""
     game, state = instance.game, instance.state
     most = math.floor(reference_states * PRUNING_SLACK)
     named: dict[int, list[str]] = {}
     for mistake_id, variant in diagnosis.PRUNING_VARIANTS.items():
-        count = diagnosis.count_states(game, state, variant, decision)
-        if count > most:
-            named.setdefault(count, []).append(mistake(mistake_id).hint)
-    causes = {
-        count: "your count equals that of a search where "
-        + (hints[0] if len(hints) == 1 else "either " + ", or ".join(hints) + ": look for each")
-        for count, hints in named.items()
-    }
+        words = mistake(mistake_id).hint
+        carried = diagnosis.count_states(game, state, variant, decision)
+        fresh = diagnosis.count_states(game, state, variant, decision, False) if decision else 0
+        # The mistake in a value function shows in a decision that carries the root's window
+        # into it, or in one that calls it with a fresh window: two forms, judged apart.
+        for count, said in ((carried, words), (fresh or carried, words + ROOT_FORM)):
+            if count > most:
+                named.setdefault(count, []).append(said)
     if decision:
         fresh = CountingGame(game)
         diagnosis.decide(fresh, state, diagnosis.Variant(), carry_window=False)
         if fresh.states_generated > most:
-            hint = mistake("fresh_root_window").hint
-            causes.setdefault(fresh.states_generated, f"your count equals a decision that {hint}")
-    return dict(sorted(causes.items()))
+            words = "a decision " + mistake("fresh_root_window").hint
+            named.setdefault(fresh.states_generated, []).insert(0, words)
+    return named
 
 
 # -- judging a group in the grader ------------------------------------------------------------
@@ -240,6 +279,67 @@ def judge_group(rule: Rule, group: Group, outcomes: dict) -> list[Verdict]:
             verdict = replace(verdict, visited=visited, reference_visited=found.generated)
         verdicts.append(verdict)
     return verdicts
+
+
+def judge_rule(rule: Rule, outcomes: dict) -> tuple[str, list[list[Verdict]]]:
+    """Judge every group of `rule`, then each function's instances together: the diagnosis of
+    each function whose failed answers one mistake explains (a line each; "" if none), and each
+    group's verdicts with hints that name only the mistakes no instance rules out. A pruning
+    rule's state counts are then judged together too (see `_counts_together`)."""
+    groups = [judge_group(rule, group, outcomes) for group in rule.groups]
+    said, judged = [], {}
+    for function in dict.fromkeys(group.function for group in rule.groups):
+        places, calls = [], []
+        for number, group in enumerate(rule.groups):
+            if group.function != function:
+                continue
+            for index, instance in enumerate(group.instances):
+                found = reference(function, instance).case
+                places.append((number, index))
+                calls.append((found, outcome_of(outcomes[(function, found.key)])))
+        verdicts = [groups[number][index] for number, index in places]
+        header, verdicts = judge_together(
+            function, _with(calls, verdicts), function.endswith("_decision")
+        )
+        said += [header] if header else []
+        judged[function] = (places, calls, verdicts, bool(header))
+    if rule.kind == "pruning":
+        said += _counts_together(judged)
+    for places, _, verdicts, _ in judged.values():
+        for (number, index), verdict in zip(places, verdicts, strict=True):
+            groups[number][index] = verdict
+    return "\n".join(said), groups
+
+
+def _with(calls: list, verdicts: list) -> list:
+    return [
+        (case, outcome, verdict) for (case, outcome), verdict in zip(calls, verdicts, strict=True)
+    ]
+
+
+def _counts_together(judged: dict) -> list[str]:
+    """The state counts of a pruning rule's functions whose answers no mistake explains,
+    judged together: first all of them at once (a decision searches with its value function's
+    code, so one mistake shows in both), else each function alone."""
+    functions = [function for function, (*_, named) in judged.items() if not named]
+    if not functions:
+        return []
+    calls = [call for f in functions for call in judged[f][1]]
+    verdicts = [verdict for f in functions for verdict in judged[f][2]]
+    header, rewritten = judge_counts_together(" and ".join(functions), _with(calls, verdicts))
+    if header or len(functions) == 1:
+        for function in functions:
+            places, own, _, named = judged[function]
+            judged[function] = (places, own, rewritten[: len(own)], named)
+            rewritten = rewritten[len(own) :]
+        return [header] if header else []
+    said = []
+    for function in functions:
+        places, own, verdicts, named = judged[function]
+        header, verdicts = judge_counts_together(function, _with(own, verdicts))
+        judged[function] = (places, own, verdicts, named)
+        said += [header] if header else []
+    return said
 
 
 def warm_up(rule_ids: Collection[str] | None = None) -> None:

@@ -19,9 +19,10 @@ from pathlib import Path, PurePosixPath
 
 SUFFIXES = (".ipynb", ".py")
 CANVAS_NAME = re.compile(
-    r"^(?P<name>[^_]+)_(?:LATE_)?(?P<id>\d+)_(?P<submission>\d+)_(?P<file>.+)$"
+    r"^(?P<name>[^_]+)_(?:(?i:late)_)?(?P<id>\d+)_(?P<submission>\d+)_(?P<file>.+)$"
 )
-"""Canvas's "Download Submissions": name_userid_submissionid_filename (LATE_ after the name)."""
+"""Canvas's "Download Submissions": name_userid_submissionid_filename (LATE_ after the name;
+some Canvas versions write it `late_`, so either case)."""
 MOODLE_FOLDER = re.compile(r"^(?P<name>[^_]+)_(?P<id>\d+)_assign(?:submission|feedback)_\w+_?$")
 """Moodle's "Download all submissions": a folder per student, Name_id_assignsubmission_file_
 (newer Moodles drop the last `_`). Moodle writes a full name's `_` as a space, so the

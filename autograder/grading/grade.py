@@ -10,12 +10,13 @@ from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from pathlib import Path
 
-from autograder.grading.cases import case_numbers, judge_group, reference
+from autograder.grading.cases import case_numbers, judge_rule, reference
 from autograder.grading.cases import (
     warm_up as warm_up,  # the commands compute the cases before forking
 )
 from autograder.grading.choice import status_note
-from autograder.grading.judge import DECISION_GUESSES, Verdict
+from autograder.grading.explain import said_once, values_first
+from autograder.grading.judge import Verdict
 from autograder.grading.load import MAX_BYTES, Loaded, Submission
 from autograder.grading.records import GradeRecord, GroupResult, RuleResult
 from autograder.grading.rules import PLAYED_RULE_IDS, RULE_IDS, Group, Rule, rules, selected_rules
@@ -161,7 +162,10 @@ def run(submission: Submission, loaded: Loaded, settings: Settings) -> Ran:
     process = StudentProcess(loaded.cells, wanted, settings.view, settings.limits)
     try:
         loading = process.start()
-        messages = [*notes, *(_cell_message(submission, error) for error in loading.cell_errors)]
+        messages = [
+            *notes,
+            *(_cell_message(submission, error, loaded.cells) for error in loading.cell_errors),
+        ]
         if loading.status != "loaded":
             messages.append(
                 f"loading the submission failed ({loading.error}); nothing could be graded"
@@ -246,13 +250,19 @@ def _why_not_run(
     return ""
 
 
-def _cell_message(submission: Submission, error: dict) -> str:
+def _cell_message(submission: Submission, error: dict, cells: tuple = ()) -> str:
+    """Where a cell failed, why, and the line itself, so a student finds it at once."""
     where = f"code cell {error['cell']}"
     if error.get("line"):
         where += f", line {error['line']}"
     name = submission.files[0].name if submission.files else submission.student
     kind = "has a syntax error" if error["kind"] == "syntax" else "raised an exception"
-    return f"{where} of {name} {kind}: {error['error']}; the other cells were still run"
+    said = f"{where} of {name} {kind}: {error['error']}"
+    source = dict(cells).get(error["cell"], "") if error.get("line") else ""
+    lines = source.splitlines() if isinstance(source, str) else []
+    if 0 < (error.get("line") or 0) <= len(lines) and lines[error["line"] - 1].strip():
+        said += f" (the line: {lines[error['line'] - 1].strip()[:200]})"
+    return said + "; the other cells were still run"
 
 
 # -- judging and totalling --------------------------------------------------------------------
@@ -269,7 +279,7 @@ def judged(
         results = contest_grade.no_games()
     else:
         results = tuple(_rule_result(rule, ran.outcomes) for rule in selected_rules(rule_ids))
-        results = _values_first(results)
+        results = said_once(values_first(results))
     return GradeRecord(
         student=submission.student,
         files=tuple(str(path) for path in submission.files),
@@ -286,20 +296,24 @@ def judged(
 
 
 def _rule_result(rule: Rule, outcomes: Mapping) -> RuleResult:
-    groups = tuple(_group_result(rule, group, outcomes) for group in rule.groups)
+    said, judged = judge_rule(rule, outcomes) if outcomes else ("", [[] for _ in rule.groups])
+    groups = tuple(
+        _group_result(group, tuple(verdicts))
+        for group, verdicts in zip(rule.groups, judged, strict=True)
+    )
     return RuleResult(
         id=rule.id,
         description=rule.description,
         points=sum(group.points for group in groups),
         max_points=rule.points,
         groups=groups,
+        diagnosis=said,
     )
 
 
-def _group_result(rule: Rule, group: Group, outcomes: Mapping) -> GroupResult:
+def _group_result(group: Group, verdicts: tuple[Verdict, ...]) -> GroupResult:
     """A group earns its points only when every instance passes; a run that made no call at all
     (the submission did not load) has no verdicts."""
-    verdicts = tuple(judge_group(rule, group, outcomes)) if outcomes else ()
     passed = bool(verdicts) and all(verdict.passed for verdict in verdicts)
     return GroupResult(
         name=group.name,
@@ -308,37 +322,6 @@ def _group_result(rule: Rule, group: Group, outcomes: Mapping) -> GroupResult:
         max_points=group.points,
         verdicts=verdicts,
     )
-
-
-def _values_first(results: tuple[RuleResult, ...]) -> tuple[RuleResult, ...]:
-    """A decision's guess at its own mistake ("is max/min the right way round?"), or its lack
-    of one, gives way, when the value function of the same search lost points too, to a hint
-    that says so: the decision may well be right, and only pick by wrong values."""
-    lost = {rule.id for rule in results if rule.points < rule.max_points}
-    kept = []
-    for rule in results:
-        value = rule.id.removesuffix("_decision") + "_value"
-        if not rule.id.endswith("_decision") or value not in lost:
-            kept.append(rule)
-            continue
-        groups = tuple(
-            replace(group, verdicts=tuple(_blamed(v, rule.id, value) for v in group.verdicts))
-            for group in rule.groups
-        )
-        kept.append(replace(rule, groups=groups))
-    return tuple(kept)
-
-
-def _blamed(verdict: Verdict, decision: str, value: str) -> Verdict:
-    worth, _, said = verdict.hint.partition("; ")  # "that action is worth 1, the best is worth 3"
-    guessed = not said or any(words in verdict.hint for words in DECISION_GUESSES)
-    if verdict.passed or not guessed or not worth.startswith("that action is worth"):
-        return verdict
-    hint = (
-        f"{worth}; your {value} fails its checks too: if your {decision} picks the best "
-        f"action by the values {value} gives, fix {value} first"
-    )
-    return replace(verdict, hint=hint)
 
 
 # -- the feedback page ------------------------------------------------------------------------

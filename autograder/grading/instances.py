@@ -189,6 +189,22 @@ def tictactoe_decisions(empties: tuple[int, int] = (3, 5)) -> list[Instance]:
     return _ttt_by_kind(_frozen("select_tictactoe_decisions", empties))
 
 
+TABLE_BOUND_DECISIONS = ("..OXX....", "X...X.O..", "O......X.")
+"""Pinned tic-tac-toe decisions, kept whatever the selection picks: three of the nine positions
+(of 4,520 with 5 to 8 empty squares) with one best move where an alpha-beta whose
+transposition table stores a cut-off's bound as exact picks another move, in the forms that
+circulate (a negamax or a minimax-form search; one table per root child or one shared by them;
+the root's window carried or fresh). Without them such a table could lose `alphabeta_value`
+and keep every point of `alphabeta_decision`."""
+
+
+def table_bound_decisions() -> list[Instance]:
+    """The `TABLE_BOUND_DECISIONS` positions, as instances."""
+    return [
+        _ttt("a position where a table's bound flips the move", s) for s in TABLE_BOUND_DECISIONS
+    ]
+
+
 def tictactoe_transpositions(empties: tuple[int, int] = (5, 7)) -> list[Instance]:
     """Positions where transpositions matter, as `select_transpositions` picks them."""
     chosen = _frozen("select_transpositions", empties)

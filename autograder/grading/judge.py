@@ -61,6 +61,8 @@ class Case:
     value_hints: tuple = ()
     decision_hints: tuple = ()
     causes: tuple = ()
+    suspects: tuple = ()
+    count_suspects: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,8 @@ class Outcome:
     line"), when a frame of it was the student's. `carried` counts the positions the search
     met that an earlier call had met, and answered without searching them (the root, or a
     position that is not terminal, and no child generated from it): a table kept between calls
-    found them. Counted for searches without a horizon only; it names the table in the hints.
+    found them. A depth-limited search (depth 1 or more) counts its root only, since a position
+    below it may lie at its horizon; it names the table in the hints.
     """
 
     status: str

@@ -126,6 +126,15 @@ MISTAKES: tuple[Mistake, ...] = (
         "judy_no_alternation",
     ),
     Mistake(
+        "max_min_swapped",
+        "MAX and MIN are swapped: MAX nodes take the smallest child's value and MIN nodes the "
+        "largest",
+        "MAX and MIN swapped",
+        "Minimax and alpha-beta back up min at MAX nodes and max at MIN nodes.",
+        ("minimax_value", "minimax_decision", *_ALPHABETA),
+        "",
+    ),
+    Mistake(
         "fresh_window",
         "children are searched with a fresh (-inf, +inf) window instead of the current alpha "
         "and beta",

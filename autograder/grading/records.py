@@ -45,13 +45,15 @@ class GroupResult:
 
 @dataclass(frozen=True)
 class RuleResult:
-    """A rule's points: the sum of its groups'."""
+    """A rule's points: the sum of its groups'; `diagnosis` names the one mistake that explains
+    a function's failed instances ("" if none does)."""
 
     id: str
     description: str
     points: float
     max_points: float
     groups: tuple[GroupResult, ...] = ()
+    diagnosis: str = ""
 
     @property
     def full(self) -> bool:
@@ -64,6 +66,7 @@ class RuleResult:
             "points": self.points,
             "max_points": self.max_points,
             "groups": [group.to_json() for group in self.groups],
+            "diagnosis": self.diagnosis,
         }
 
     @classmethod
@@ -74,6 +77,7 @@ class RuleResult:
             points=data["points"],
             max_points=data["max_points"],
             groups=tuple(GroupResult.from_json(group) for group in data.get("groups", ())),
+            diagnosis=data.get("diagnosis", ""),
         )
 
 

@@ -113,7 +113,7 @@ def _instance_sets() -> dict[str, tuple[Instance, ...]]:
         "c4_values_deep": tuple(make.connect_four_endgames(5, seed=8, empties=(9, 11))),
         "tree_moves": tuple(make.tree_decisions(6, seed=3)),
         "ttt_moves": tuple(make.tictactoe_decisions((3, 5))),
-        "ttt_moves_deep": tuple(make.tictactoe_decisions((5, 8))),
+        "ttt_moves_deep": (*make.tictactoe_decisions((5, 8)), *make.table_bound_decisions()),
         "depth_trees": depth_trees,
         "depth_tree_moves": tuple(i for i in depth_trees if i.depth and i.depth >= 1),
         "depth_ttt_values": tuple(make.depth_limited_tictactoe(decisions=False)),

@@ -17,8 +17,9 @@ from pathlib import Path
 from autograder.grading.grade import Settings, feedback, grade, warm_up
 from autograder.grading.load import SUFFIXES, Submission, load, not_a_regular_file
 from autograder.grading.records import GradeRecord
-from autograder.grading.rules import RULE_IDS
+from autograder.grading.rules import ASSIGNMENT_RULES, RULE_IDS
 from autograder.reports import files
+from autograder.reports.diagnoses import cell_failed
 from autograder.sandbox import Limits, build_import_view, hidden_site_entries, jail_support
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +38,9 @@ python3 -m venv /autograder/venv
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Runs for every submission: grades /autograder/submission into /autograder/results/results.json.
-# AUTOGRADER_ROOT and AUTOGRADER_PYTHON let the layout be simulated outside Gradescope.
+# AUTOGRADER_ROOT and AUTOGRADER_PYTHON let the layout be simulated outside Gradescope; to try
+# this bundle on a notebook before uploading it:
+#   python -m autograder gradescope-try autograder.zip mine.ipynb
 set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 PY="${AUTOGRADER_PYTHON:-$ROOT/venv/bin/python}"
@@ -72,13 +75,119 @@ def build_bundle(
             info = zipfile.ZipInfo(name)
             info.external_attr = (stat.S_IFREG | 0o755) << 16
             bundle.writestr(info, text)
-        for name in SOURCES:
-            path = ROOT / name
-            uploaded = [path] if path.is_file() else sorted(path.rglob("*"))
-            for file in uploaded:
-                if file.is_file() and "__pycache__" not in file.parts:
-                    bundle.write(file, file.relative_to(ROOT).as_posix())
+        for file in bundled_files(ROOT):
+            bundle.write(file, file.relative_to(ROOT).as_posix())
     return out
+
+
+BUILD_OUTPUT = ("build", "dist", "__pycache__", ".pytest_cache", ".ruff_cache")
+"""Folders that `pip install ./games` and the tools leave beside the source, never bundled."""
+
+
+def bundled_files(root: Path) -> list[Path]:
+    """The files of `SOURCES` the repository tracks (`git ls-files`): build output, egg-info
+    and whatever else lies untracked in the checkout stay out. Outside a git checkout (an
+    unpacked release), every file but build output, caches and `*.egg-info`."""
+    try:
+        listed = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "--", *SOURCES],
+            capture_output=True,
+            check=True,
+            timeout=60,
+        ).stdout.decode("utf-8")
+        files = [root / name for name in listed.split("\0") if name]
+    except (OSError, subprocess.SubprocessError):
+        files = []
+        for name in SOURCES:
+            path = root / name
+            found = [path] if path.is_file() else sorted(path.rglob("*"))
+            files += [
+                file
+                for file in found
+                if not any(p in BUILD_OUTPUT or p.endswith(".egg-info") for p in file.parts)
+            ]
+    return sorted(file for file in files if file.is_file() and not file.is_symlink())
+
+
+def add_parsers(commands) -> None:
+    """The commands `gradescope` (build the bundle), `gradescope-run` (what it runs inside
+    Gradescope) and `gradescope-try` (run a bundle on a notebook here, before uploading it)."""
+    bundle = commands.add_parser("gradescope", help="build a Gradescope autograder bundle (zip)")
+    bundle.add_argument("--out", type=Path, default=Path("autograder.zip"))
+    bundle.add_argument(
+        "--assignment",
+        choices=sorted(ASSIGNMENT_RULES),
+        help="grade only this assignment's rules (default: every rule)",
+    )
+    bundle.add_argument(
+        "--details",
+        choices=DETAILS,
+        default="after_published",
+        help="when students see expected answers and hints (Gradescope visibility; default "
+        "after_published: once the instructor publishes the grades)",
+    )
+    bundle.add_argument("--output-format", choices=("html", "markdown"), default="html")
+    inside = commands.add_parser(
+        "gradescope-run", help="grade /autograder/submission (what the bundle's script runs)"
+    )
+    inside.add_argument("--root", type=Path, default=Path("/autograder"))
+    inside.add_argument("--assignment", choices=sorted(ASSIGNMENT_RULES))
+    inside.add_argument("--details", choices=DETAILS, default="after_published")
+    inside.add_argument("--output-format", choices=("html", "markdown"), default="html")
+    trial = commands.add_parser(
+        "gradescope-try",
+        help="run a bundle's run_autograder on files here, in Gradescope's layout, before "
+        "uploading it",
+    )
+    trial.add_argument("bundle", type=Path, help="the zip `gradescope` wrote")
+    trial.add_argument("files", nargs="+", type=Path, help="what a student would upload")
+    trial.add_argument(
+        "--root", type=Path, help="a new folder for the layout (default: a temporary one)"
+    )
+
+
+def try_bundle(bundle: Path, uploads: list[Path], root: Path) -> subprocess.CompletedProcess:
+    """Unpack `bundle` into `root`/source, copy `uploads` into `root`/submission and run its
+    run_autograder with this Python, as Gradescope would; results land in `root`/results."""
+    (root / "results").mkdir(parents=True)
+    (root / "submission").mkdir()
+    with zipfile.ZipFile(bundle) as archive:
+        archive.extractall(root / "source")
+    script = root / "source" / "run_autograder"
+    script.chmod(0o755)  # zipfile does not restore modes; Gradescope does
+    for upload in uploads:
+        (root / "submission" / upload.name).write_bytes(upload.read_bytes())
+    env = {
+        **os.environ,
+        "AUTOGRADER_ROOT": str(root),
+        "AUTOGRADER_PYTHON": sys.executable,
+        "PYTHONPATH": str(root / "source"),  # the bundle's code, not the installed one
+    }
+    return subprocess.run([str(script)], env=env, capture_output=True, text=True)
+
+
+def try_command(args) -> int:
+    """`python -m autograder gradescope-try BUNDLE FILES...`: print the score and where the
+    results and feedback are."""
+    fail = "python -m autograder gradescope-try: error:"
+    missing = [str(p) for p in [args.bundle, *args.files] if not p.is_file()]
+    if missing:
+        print(f"{fail} not a file: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    if args.root is not None and args.root.exists():
+        print(f"{fail} --root {args.root} exists: give a new folder", file=sys.stderr)
+        return 2
+    root = args.root or Path(tempfile.mkdtemp(prefix="gradescope-try-"))
+    run = try_bundle(args.bundle, args.files, root)
+    results = root / "results" / "results.json"
+    if run.returncode != 0 or not results.is_file():
+        print(f"{fail} run_autograder failed ({run.returncode}):\n{run.stderr}", file=sys.stderr)
+        return 1
+    data = json.loads(results.read_text(encoding="utf-8"))
+    print(
+        f"score {data.get('score', 0):g}: {results}; feedback: {root / 'results' / 'feedback.html'}"
+    )
+    return 0
 
 
 def why_not_written(out: Path, error: OSError) -> str:
@@ -215,8 +324,15 @@ def gradescope_results(record: GradeRecord, page: str, details: str, output_form
     (escaped HTML already) or as markdown whose answers are code spans.
     """
     results = files.results_json(record, fingerprint="gradescope")
-    for test in results["tests"]:
+    causes = [message for message in record.messages if cell_failed(message)]
+    if causes:  # the cause before its effects: a cell that did not run, then the rest
+        rest = [line for line in results["output"].splitlines() if line not in causes]
+        said = "First fix this: a cell of your notebook did not run, so what it defines is missing"
+        results["output"] = "\n".join([said, *causes, "", *rest])
+    for test, rule in zip(results["tests"], record.rules, strict=True):
         kept = [line for line in test["output"].splitlines() if not line.startswith("    ")]
+        if rule.diagnosis and not rule.full:
+            kept = [f"diagnosis: {line}" for line in rule.diagnosis.split("\n")] + kept
         test.update(_shown("\n".join(kept), output_format))
         test["visibility"] = "visible"
     body = page.split("<body>", 1)[-1].rsplit("</body>", 1)[0]
@@ -239,8 +355,14 @@ def _markdown(record: GradeRecord) -> str:
     """The feedback as markdown: the answers (a student's `got` above all) as code spans, the
     other text with markdown's and HTML's special characters escaped."""
     lines = [f"**Status:** {_md_text(record.status)}", ""]
+    causes = [message for message in record.messages if cell_failed(message)]
+    if causes:
+        lines += ["**First fix this:** a cell of your notebook did not run", ""]
+        lines += [f"- {_md_text(message)}" for message in causes] + [""]
     for rule in record.rules:
         lines.append(f"### {rule.id}: {rule.points:g} / {rule.max_points:g}")
+        if rule.diagnosis and not rule.full:
+            lines += [f"**Diagnosis:** {_md_text(line)}" for line in rule.diagnosis.split("\n")]
         for group in rule.groups:
             failed = [v for v in group.verdicts if not v.passed]
             lines.append(f"- {_md_text(group.name)}: {group.points:g} / {group.max_points:g}")

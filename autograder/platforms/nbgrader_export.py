@@ -54,6 +54,8 @@ CONTEST_MODULES = (
 HELPER_MODULES = (
     "autograder.grading.plain",
     "autograder.grading.judge",
+    "autograder.grading.together",
+    "autograder.platforms.kernel_calls",
     "autograder.platforms.notebook_checks",
 )
 """The modules the helpers' cell pastes (the judge and the kernel's checks), in dependency order."""

@@ -17,14 +17,9 @@ state in every call of a run.
 
 from __future__ import annotations
 
-import os
-import signal
-import sys
-import traceback
 from dataclasses import replace
 from typing import Any
 
-import games
 from autograder.grading.judge import (
     PRUNING_SLACK,
     Case,
@@ -33,8 +28,10 @@ from autograder.grading.judge import (
     judge_pruning,
     number_text,
 )
-from autograder.grading.plain import plain
-from games import MAX, RecordingGame
+from autograder.grading.together import judge_together
+from autograder.platforms.kernel_calls import GradingTimeout as GradingTimeout
+from autograder.platforms.kernel_calls import call_function
+from games import MAX
 
 CALL_TIMEOUT = 10.0
 """Seconds each graded call may take, as the autograder's default `--timeout`."""
@@ -51,110 +48,12 @@ GRADING_BROKEN: dict = {}
 SELF_CHECK_MISSING: set = set()
 """Functions a self-check found not written yet (reported once each)."""
 
+SELF_CHECK_TOGETHER: list | None = None
+"""The self-checks of one function so far, while `judged_together` collects them: judged
+together at its end, so the message names the one mistake every failed check fits."""
+
 SELF_CHECK_HINTS = True
 """Whether a failed self-check names the mistake it suspects (`explore` turns this off)."""
-
-EXPANDED_STATES: set = set()
-"""Every state an earlier call generated a child of: what a table kept between calls may hold
-(the `carried` of an `Outcome`, counted as `autograder/sandbox/tokens.py` counts it)."""
-
-EXPANDED_ROOTS: dict = {}
-"""A function's kind ("value" of `*_value`, "decision" of `*_decision`) -> the states earlier
-calls of that kind started from and expanded."""
-
-
-# -- calling a student's function ----------------------------------------------------------
-
-
-class GradingTimeout(BaseException):
-    """Raised inside a student's function when its call runs out of time.
-
-    A BaseException, so that an `except Exception` in the student's code does not swallow it.
-    """
-
-
-def call_function(function, game, state, args: tuple = (), timeout: float | None = None):
-    """Call `function(game, state, *args)` with `game` wrapped in a `CountingGame`; return the
-    `Outcome`, its value made `plain`."""
-    counted = RecordingGame(game)
-    status, value, error, place = "raised", None, "", ""
-    alarm = _start_alarm(timeout)
-    try:
-        value, status = plain(function(counted, state, *args)), "returned"
-    except GradingTimeout:
-        status, error = "timeout", f"no answer within {timeout:g} seconds"
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exception:  # noqa: BLE001 - SystemExit in student code fails too
-        error = f"{type(exception).__name__}: {exception}"[:2000]
-        place = where(exception)
-    finally:
-        _stop_alarm(alarm)
-    carried = _carried(getattr(function, "__name__", ""), state, counted)
-    return Outcome(status, value, error, counted.states_generated, place, 0 if args else carried)
-
-
-def _carried(name: str, state, counted: RecordingGame) -> int:
-    """How many positions a call of `name` answered from a table kept between calls, as the
-    sandbox counts them (`Tokens.carried`): generated here, expanded by an earlier call and
-    not here, and the root if an earlier call of `name`'s kind expanded it and this one did not
-    (none, in a game of the student's own whose states are not hashable)."""
-    try:
-        parents, below = set(counted.parents), {*counted.generated} - {state}
-        roots = EXPANDED_ROOTS.setdefault(name.rpartition("_")[2], set())
-    except TypeError:
-        return 0
-    carried = int(state not in parents and state in roots) + sum(
-        p in EXPANDED_STATES and p not in parents and not counted.game.is_terminal(p) for p in below
-    )
-    EXPANDED_STATES.update(parents)
-    if state in parents:
-        roots.add(state)
-    return carried
-
-
-_NOT_STUDENT_CODE = (
-    os.path.dirname(games.__file__),
-    sys.prefix,
-    sys.base_prefix,
-)
-
-
-def where(exception: BaseException) -> str:
-    """Where in the student's code `exception` happened: the innermost frame that is neither
-    this cell's nor the toolkit's nor an installed library's, as "function (line L of its
-    cell): the line", or "" if there is none."""
-    frames = traceback.extract_tb(exception.__traceback__)[1:]  # the first is call_function's
-    for frame in reversed(frames):
-        if frame.filename.startswith(_NOT_STUDENT_CODE) or not frame.lineno:
-            continue
-        place = f"{frame.name} (line {frame.lineno} of its cell)"
-        return f"{place}: {frame.line.strip()[:200]}" if frame.line else place
-    return ""
-
-
-def _start_alarm(timeout: float | None):
-    if not timeout:
-        return None
-
-    def ring(signum, frame):
-        raise GradingTimeout()
-
-    try:
-        previous = signal.signal(signal.SIGALRM, ring)
-    except (ValueError, AttributeError, OSError):  # not the main thread, or no SIGALRM
-        return None
-    signal.setitimer(signal.ITIMER_REAL, timeout)
-    return (previous,)
-
-
-def _stop_alarm(alarm) -> None:
-    if alarm is not None:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, alarm[0])
-
-
-# -- the hidden tests --------------------------------------------------------------------------
 
 
 def graded_call(function_name: str, call: tuple, namespace: dict, timeout: float | None):
@@ -197,17 +96,21 @@ def grade_group(
     hint; prints a one-line summary when every case passes.
     """
     namespace = globals() if namespace is None else namespace
-    failures = []
+    judged = []
     for call in calls:
         outcome = graded_call(function_name, call, namespace, timeout)
-        verdict = judge(kind, function_name, call[3], outcome, slack)
+        judged.append((call[3], outcome, judge(kind, function_name, call[3], outcome, slack)))
+    header, verdicts = judge_together(function_name, judged, function_name.endswith("_decision"))
+    failures = []
+    for verdict in verdicts:
         if not verdict.passed:
             line = f"- {verdict.instance}: expected {verdict.expected}, got {verdict.got}."
             failures.append(line + (f" Hint: {verdict.hint}." if verdict.hint else ""))
     if failures:
+        said = f"Diagnosis: {header}.\n" if header else ""
         raise AssertionError(
             f"{title} ({points:g} points, all or nothing): {len(failures)} of {len(calls)} "
-            "instances failed.\n" + "\n".join(failures)
+            f"instances failed.\n{said}" + "\n".join(failures)
         )
     print(f"{title}: all {len(calls)} instances pass ({points:g} points)")
 
@@ -220,7 +123,7 @@ def self_check(function, game, state, args: tuple, case: Case, kind: str) -> Non
 
     Prints `ok` when the case passes, or a note if the function is not written yet (it raises
     NotImplementedError); otherwise raises AssertionError with what was expected, what came back
-    and a hint.
+    and a hint (inside `judged_together`, once every check of the function has run).
     """
     label = getattr(function, "__name__", "your function")
     outcome = call_function(function, game, state, args, SELF_CHECK_TIMEOUT)
@@ -230,22 +133,59 @@ def self_check(function, game, state, args: tuple, case: Case, kind: str) -> Non
     decision = bool(case.legal)
     answer_kind = "decision" if decision else "vector" if kind == "vector" else "value"
     answer = judge(answer_kind, label, case, outcome)
+    failure = ""
     if not answer.passed:
         blamed = _picked_by_own_values(function, game, state, args, case, outcome)
-        hint = f". Hint: {blamed or answer.hint}" if answer.hint and SELF_CHECK_HINTS else ""
-        raise AssertionError(
-            f"{case.name}: {label} should give {answer.expected}, but got {answer.got}{hint}"
-        )
-    if kind == "pruning":
+        failure = _answer_failure(label, answer, blamed)
+        answer = replace(answer, hint=blamed or answer.hint)
+    elif kind == "pruning":
         verdict = judge_pruning(case, outcome, decision)
         if not verdict.passed:
-            raise AssertionError(
+            failure = (
                 f"{case.name}: your {label} generated {outcome.states:,} states here, the "
                 f"reference {case.states:,}" + (f": {verdict.hint}" if SELF_CHECK_HINTS else "")
             )
-    shown = " or ".join(map(repr, case.optimal)) if decision else number_text(case.value)
-    extra = f" with {outcome.states:,} states" if kind == "pruning" else ""
-    print(f"ok  {case.name}: {shown}{extra}")
+    if SELF_CHECK_TOGETHER is not None:
+        SELF_CHECK_TOGETHER.append((label, case, outcome, answer, failure))
+    elif failure:
+        raise AssertionError(failure)
+    if not failure:
+        shown = " or ".join(map(repr, case.optimal)) if decision else number_text(case.value)
+        extra = f" with {outcome.states:,} states" if kind == "pruning" else ""
+        print(f"ok  {case.name}: {shown}{extra}")
+
+
+def _answer_failure(label: str, answer, blamed: str = "") -> str:
+    hint = f". Hint: {blamed or answer.hint}" if answer.hint and SELF_CHECK_HINTS else ""
+    return f"{answer.instance}: {label} should give {answer.expected}, but got {answer.got}{hint}"
+
+
+class judged_together:  # noqa: N801 - read as a phrase: `with judged_together():`
+    """Run a function's self-checks, then judge the failed ones together: the message names
+    the one mistake every failed check fits (as the grader's feedback does), then the first
+    failed check with its evidence."""
+
+    def __enter__(self) -> None:
+        global SELF_CHECK_TOGETHER
+        SELF_CHECK_TOGETHER = []
+
+    def __exit__(self, kind, error, trace) -> bool:
+        global SELF_CHECK_TOGETHER
+        collected, SELF_CHECK_TOGETHER = SELF_CHECK_TOGETHER or [], None
+        failed = [item for item in collected if item[4]]
+        if kind is not None or not failed:
+            return False
+        label = failed[0][0]
+        decision = bool(failed[0][1].legal)
+        judged = [(case, outcome, answer) for _, case, outcome, answer, _ in collected]
+        header, verdicts = judge_together(label, judged, decision)
+        first = next(i for i, item in enumerate(collected) if item[4])
+        message = collected[first][4]
+        if verdicts[first].hint != collected[first][3].hint and SELF_CHECK_HINTS:
+            message = _answer_failure(label, verdicts[first])
+        count = f"{len(failed)} of {len(collected)} self-checks of {label} failed"
+        said = f"Diagnosis: {header}. " if header and SELF_CHECK_HINTS else ""
+        raise AssertionError(f"{said}{count}; the first: {message}")
 
 
 def _picked_by_own_values(function, game, state, args: tuple, case: Case, outcome) -> str:
@@ -303,32 +243,38 @@ def _pairs(mapping: dict | None) -> tuple:
     return tuple((mapping or {}).items())
 
 
-def check_value(function, name: str, game, state, value, args: tuple = (), hints=None) -> None:
+def check_value(
+    function, name: str, game, state, value, args: tuple = (), hints=None, suspects=None
+) -> None:
     """Self-check: `function(game, state, *args)` must return the number `value`.
 
-    `hints` maps wrong values a known mistake gives here to the hint that names it.
+    `hints` maps wrong values a known mistake gives here to the hint that names it, `suspects`
+    to the words of each mistake that gives it (the function's checks are judged together).
     """
     case = Case(0, name, game.to_move(state), value=value, depth_limited=len(args) == 2,
-                value_hints=_pairs(hints))  # fmt: skip
+                value_hints=_pairs(hints), suspects=_pairs(suspects))  # fmt: skip
     self_check(function, game, state, args, case, "value")
 
 
-def check_vector(function, name: str, game, state, value: tuple, hints=None) -> None:
+def check_vector(function, name: str, game, state, value: tuple, hints=None, suspects=None) -> None:
     """Self-check: `function(game, state)` must return the utility vector `value` (max-n).
 
-    `hints` maps wrong vectors a known mistake gives here to the hint that names it.
+    `hints` maps wrong vectors a known mistake gives here to the hint that names it, and
+    `suspects` to the words of each mistake that gives it.
     """
-    case = Case(0, name, value=tuple(value), value_hints=_pairs(hints))
+    case = Case(0, name, value=tuple(value), value_hints=_pairs(hints), suspects=_pairs(suspects))
     self_check(function, game, state, (), case, "vector")
 
 
-def _decision_case(name: str, game, state, optimal: tuple, child_values, hints=None) -> Case:
+def _decision_case(
+    name: str, game, state, optimal: tuple, child_values, hints=None, suspects=None
+) -> Case:
     """A decision's case; at a max-n node (a player number moves) the mover maximises."""
     legal = tuple(game.actions(state))
     mover = "MIN" if game.to_move(state) == "MIN" else MAX
     best = (max if mover == MAX else min)(child_values)
     return Case(0, name, mover, legal, best, tuple(optimal), tuple(child_values),
-                decision_hints=_pairs(hints))  # fmt: skip
+                decision_hints=_pairs(hints), suspects=_pairs(suspects))  # fmt: skip
 
 
 def check_decision(
@@ -340,28 +286,34 @@ def check_decision(
     child_values: list,
     args: tuple = (),
     hints: dict | None = None,
+    suspects: dict | None = None,
 ) -> None:
     """Self-check: `function(game, state, *args)` must return one of the `optimal` actions.
 
     `child_values` lists the value of each legal action, in `game.actions(state)` order;
-    `hints` maps a wrong action a known mistake picks to the hint that names it.
+    `hints` maps a wrong action a known mistake picks to the hint that names it, `suspects`
+    to the words of each mistake that picks it.
     """
-    case = _decision_case(name, game, state, optimal, child_values, hints)
+    case = _decision_case(name, game, state, optimal, child_values, hints, suspects)
     self_check(function, game, state, args, case, "decision")
 
 
-def check_states(function, name: str, game, state, answer: Any, states: int, causes=None) -> None:
+def check_states(
+    function, name: str, game, state, answer: Any, states: int, causes=None, suspects=None
+) -> None:
     """Self-check: the right answer, generating about as many states as the reference.
 
     `answer` is the value, or for a decision a pair (optimal actions, child values). The states
     generated must lie within [ceil(states / 1.25), floor(states * 1.25)]; `causes` maps the
-    counts of known mistakes to the hint that names each.
+    counts of known mistakes to the hint that names each, `suspects` the wrong answers of
+    known mistakes to their words.
     """
     if isinstance(answer, tuple):
         case = _decision_case(name, game, state, *answer)
     else:
         case = Case(0, name, game.to_move(state), value=answer)
-    case = replace(case, states=states, fewest=states, causes=_pairs(causes))
+    case = replace(case, states=states, fewest=states, causes=_pairs(causes),
+                   suspects=_pairs(suspects))  # fmt: skip
     self_check(function, game, state, (), case, "pruning")
 
 

@@ -246,6 +246,8 @@ def _roll_html(summary: ClassSummary) -> list[str]:
     ]
     for student, score, status, found in summary.roll:
         said = "; ".join(found) if found else ("" if status == "graded" else status)
+        if not said and score < summary.max_score:  # say why no mistake is named
+            said = "no catalogued mistake explains the lost answers: see the student's page"
         parts.append(
             f"<tr><td>{_student_link(student, summary.names)}</td><td class='num'>"
             f"{_number(score)} / {_number(summary.max_score)}</td><td>{esc(said)}</td></tr>"

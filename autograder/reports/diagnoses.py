@@ -7,13 +7,16 @@ The class page ranks the mistakes by these; the feedback page says each one once
 from __future__ import annotations
 
 from autograder.grading.judge import DECISION_GUESSES, VALUE_GUESSES
-from autograder.grading.mistakes import MISTAKES
+from autograder.grading.mistakes import MISTAKES, mistake
 from autograder.grading.records import GradeRecord
+from autograder.grading.together import LAST_CLAUSE, WORST_CLAUSE
 
 # A mistake is recognised by the words its hint uses: those of the catalogue
 # (autograder/grading/mistakes.py) first, then what the judge says of answers no known mistake
 # explains.
 _OTHER_HINTS = (
+    (WORST_CLAUSE, mistake("root_picks_min").label),
+    (LAST_CLAUSE, mistake("last_child").label),
     ("looks one ply less than asked", "depth convention: searches one ply too shallow"),
     ("fewer states than a correct alpha-beta", "prunes before a branch is proven irrelevant"),
     ("your table carries positions over from an earlier call", "a table kept between calls"),
@@ -42,36 +45,97 @@ _GUESSES = (*DECISION_GUESSES, *VALUE_GUESSES)
 answer. They guess, so they diagnose a function only when nothing else does."""
 
 
+CELL_CAUSES = (
+    ("has a syntax error", "a code cell with a syntax error"),
+    ("raised an exception", "a code cell that raised an exception"),
+)
+"""What a record is filed under when a cell did not run: the cause of its missing functions."""
+
+
+def cell_failed(message: str) -> bool:
+    """Whether `message` says a code cell did not run (a syntax error, or an exception that is
+    not one of the notebook's own failed checks): the cause of the missing names it leaves."""
+    own_check = "raised an exception: AssertionError" in message
+    return (
+        message.startswith("code cell")
+        and not own_check
+        and any(words in message for words, _ in CELL_CAUSES)
+    )
+
+
 def diagnosed(record: GradeRecord) -> set[str]:
+    """The mistakes a student makes (see `rule_diagnoses`), a cell that did not run filed by
+    its cause rather than by the functions it left undefined."""
+    found = rule_diagnoses(record)
+    causes = {
+        label
+        for message in record.messages
+        if cell_failed(message)
+        for words, label in CELL_CAUSES
+        if words in message
+    }
+    if causes:
+        found = (found - {"a function not defined"}) | causes
+    return found
+
+
+def rule_diagnoses(record: GradeRecord) -> set[str]:
     """The mistakes a student makes, one per rule at most, so a student is counted once under
     a mistake however many rules show it.
 
-    A rule's diagnosis is the label that names the most of its lost instances, when it names at
-    least half of them (a hint on a single instance can be a coincidence). The judge's guesses
-    (`_GUESSES`) and hints that name two mistakes ("either ... or ...") diagnose a rule only
-    when the one mistake every lost instance names is the same. A
-    decision (or pruning) rule is left out when its value function lost points: it may only be
-    picking by the student's own wrong values."""
+    A rule's diagnosis is the one mistake its function's instances, judged together, name
+    (`RuleResult.diagnosis`); failing that, what most of its lost instances' hints name
+    (`_most_named`; a call not run because an earlier one failed is left out). A decision (or
+    pruning) rule is left out when its value function lost points: it may only be picking by
+    the student's own wrong values."""
     lost_values = {rule.id for rule in record.rules if rule.points < rule.max_points}
-    found = set()
+    found, guessed = set(), set()
     for rule in record.rules:
         family = rule.id.removesuffix("_decision").removesuffix("_pruning") + "_value"
         if family != rule.id and family in lost_values:
             continue
-        hints = [v.hint for g in rule.groups for v in g.verdicts if not v.passed]
-        named = [{label for words, label in _LABELS if words in hint} for hint in hints]
-        certain = [
-            next(iter(labels)) for hint, labels in zip(hints, named, strict=True)
-            if len(labels) == 1 and not _guessed(hint)
-        ]  # fmt: skip
-        label = max(sorted(set(certain)), key=certain.count) if certain else ""
-        if label and 2 * certain.count(label) >= len(hints):
-            found.add(label)
+        named_once = mistake_label(rule.diagnosis) if rule.diagnosis else None
+        if named_once:  # the function's instances judged together name it
+            found.add(named_once)
             continue
-        common = set.intersection(*named) if named else set()
-        if len(common) == 1:  # the one guess (or "either") every lost instance shares
-            found |= common
-    return found
+        hints = [
+            v.hint
+            for g in rule.groups
+            for v in g.verdicts
+            if not v.passed and not v.got.endswith("not run")  # effects of an earlier failure
+        ]
+        label, sure = _most_named(hints)
+        if label:
+            (found if sure else guessed).add(label)
+    return found or guessed  # the judge's guesses only for a student nothing else names
+
+
+def _labels_of(hint: str) -> set[str]:
+    """The labels `hint` names: the catalogue's, or if none, what the judge describes."""
+    catalogued = {m.label for m in MISTAKES if m.hint in hint}
+    return catalogued or {label for words, label in _LABELS if words in hint}
+
+
+def _most_named(hints: list[str]) -> tuple[str, bool]:
+    """The label that names the most of `hints` when it names at least half of them (a hint on
+    a single instance can be a coincidence), hints that name one mistake for certain (not the
+    judge's guesses, `_GUESSES`, nor "either ... or ...") breaking a tie; else the one label
+    every hint shares; else "". With whether a certain hint named it (not guesses alone)."""
+    named = [_labels_of(hint) for hint in hints]
+    counts: dict[str, list[int]] = {}
+    for hint, labels in zip(hints, named, strict=True):
+        sure = int(len(labels) == 1 and not _guessed(hint))
+        for label in labels:
+            counts.setdefault(label, [0, 0])
+            counts[label][0] += 1
+            counts[label][1] += sure
+    if not counts:
+        return "", False
+    label = max(sorted(counts), key=lambda name: counts[name])  # most named, then most sure
+    if 2 * counts[label][0] >= len(hints):
+        return label, counts[label][1] > 0 or counts[label][0] == len(hints)
+    common = set.intersection(*named)
+    return (next(iter(common)), True) if len(common) == 1 else ("", False)
 
 
 def _guessed(hint: str) -> bool:

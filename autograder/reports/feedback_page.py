@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from autograder.grading.judge import Verdict
 from autograder.grading.records import GradeRecord, GroupResult, RuleResult
-from autograder.reports.diagnoses import mistake_label
+from autograder.reports.diagnoses import cell_failed, mistake_label
 
 STYLE = """
 body { font-family: system-ui, -apple-system, Segoe UI, Roboto, sans-serif; margin: 2rem auto;
@@ -51,13 +51,22 @@ def feedback_html(
     messages = [m for m in record.messages if not m.startswith(record.status)]
     own_checks = [m for m in messages if _own_check(m)]
     messages = [m for m in messages if not _own_check(m)]
+    causes = [m for m in messages if cell_failed(m)]
+    messages = [m for m in messages if m not in causes]
+    if causes:  # the cause before its effects: a cell that did not run explains "not defined"
+        items = "".join(f"<li>{esc(m)}</li>" for m in causes)
+        parts.append(
+            "<div class='messages cause' id='cause'><b>First fix this: a cell of your notebook "
+            f"did not run</b><ul>{items}</ul>What it defines is missing below: fix it first."
+            "</div>"
+        )
     if not graded:
         parts.append(
             "<p class='lost'>Nothing could be graded: every rule scores 0 until the status above "
             "is fixed.</p>"
         )
     else:
-        parts += list(_lost_groups(record, figures))
+        parts += list(_lost_groups(record, figures, bool(causes)))
     if messages:
         items = "".join(f"<li>{esc(m)}</li>" for m in messages)
         parts.append(f"<div class='messages'><b>Messages</b><ul>{items}</ul></div>")
@@ -98,7 +107,7 @@ def _rules_table(record: GradeRecord, linked: bool) -> str:
     return "\n".join(rows)
 
 
-def _lost_groups(record: GradeRecord, figures: dict) -> Iterator[str]:
+def _lost_groups(record: GradeRecord, figures: dict, cause: bool = False) -> Iterator[str]:
     """The groups that lost points, in rule order, so the first lost point comes first."""
     explained: dict[str, str] = {}  # a mistake (or a hint's text) -> the anchor that explains it
     lost_rules = [r for r in record.rules if r.points < r.max_points]
@@ -111,10 +120,12 @@ def _lost_groups(record: GradeRecord, figures: dict) -> Iterator[str]:
             f"<h3 id='{rule.id}'>{rule.id}: {_number(rule.points)} / "
             f"{_number(rule.max_points)}</h3>"
         )
+        for said in filter(None, rule.diagnosis.split("\n")):
+            yield f"<p class='hint diagnosis'><b>Diagnosis:</b> {html.escape(said)}</p>"
         for group in rule.groups:
             if group.full:
                 continue
-            yield from _lost_group(rule, group, explained, figures)
+            yield from _lost_group(rule, group, explained, figures, cause)
 
 
 PLAYED = "connect_four_agent"
@@ -135,7 +146,7 @@ PLAYED_RULES = (
 
 
 def _lost_group(
-    rule: RuleResult, group: GroupResult, explained: dict[str, str], figures: dict
+    rule: RuleResult, group: GroupResult, explained: dict[str, str], figures: dict, cause: bool
 ) -> Iterator[str]:
     esc = html.escape
     verdicts = group.verdicts
@@ -153,7 +164,10 @@ def _lost_group(
         explained[PLAYED_RULES] = rule.id
         yield f"<p class='hint'>{esc(PLAYED_RULES)}</p>"
     if failed and all(v.got.endswith("not run") for v in failed):
-        yield f"<p class='hint'>Not run: {esc(failed[0].hint)}.</p>"
+        why = failed[0].hint
+        if cause and "is not defined" in why:
+            why += " (a cell did not run: see above)"
+        yield f"<p class='hint'>Not run: {esc(why)}.</p>"
         failed = []
     for number, verdict in enumerate(failed[:3]):
         anchor = f"{rule.id}-{_slug(group.name)}-{number}"

@@ -8,7 +8,7 @@ import ast
 import io
 from dataclasses import dataclass
 
-from autograder.grading.load import Submission, load
+from autograder.grading.load import FUNCTIONS, Submission, load
 from autograder.sandbox.bounded import Caps
 
 REFERENCE = "(reference solutions)"
@@ -29,6 +29,9 @@ class CompareLimits:
     """Reading, normalising and fingerprinting one submission (about 0.05 s each, usually)."""
     pairs: Caps = Caps(seconds=300, memory_mb=2048)
     """Comparing every pair of the class, once each submission is within the caps above."""
+    functions: tuple[str, ...] = ()
+    """The functions that tell a student's notebook from her other files (`--assignment`'s;
+    those of lectures 1-4 when empty)."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ def submission_code(submission: Submission, limits: CompareLimits | None = None)
     an empty code whose note says why it is not compared."""
     limits = limits or CompareLimits()
     name = submission.student
-    loaded = load(submission)
+    loaded = load(submission, functions=limits.functions or FUNCTIONS)
     if loaded.error:
         return Code(name, "", f"not compared: {loaded.error}")
     size = sum(len(source) for _, source in loaded.cells)

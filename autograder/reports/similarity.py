@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
+from autograder.grading.assignment_of import AGENT_FUNCTION
 from autograder.grading.load import Submission, discover, unpacking
 from autograder.grading.outcomes import out_refused
+from autograder.grading.rules import ASSIGNMENT_RULES, PLAYED_RULE_IDS, selected_rules
 from autograder.reports.files import spreadsheet_text, whole_class
 from autograder.reports.normalising import (  # noqa: F401 - re-exported: what is compared
     GUARANTEE_TOKENS,
@@ -328,6 +330,20 @@ class SimilarPairs:
         self._child.close()
 
 
+def assignment_limits(assignment: str | None) -> CompareLimits:
+    """The caps of a comparison that picks a student's file by `assignment`'s functions (the
+    one defining most of them), as grading that assignment does; lectures 1-4's if None."""
+    if not assignment:
+        return CompareLimits()
+    rule_ids = ASSIGNMENT_RULES[assignment]
+    if set(rule_ids) <= set(PLAYED_RULE_IDS):
+        return CompareLimits(functions=(AGENT_FUNCTION,))
+    functions = sorted(
+        {group.function for rule in selected_rules(rule_ids) for group in rule.groups}
+    )
+    return CompareLimits(functions=tuple(functions))
+
+
 def class_submissions(out: Path, known: set[str], submissions: list) -> list:
     """This run's submissions and the files of every other student saved in `out`."""
     graded = {submission.student for submission in submissions}
@@ -353,7 +369,8 @@ def command(args) -> int:
                   file=sys.stderr)  # fmt: skip
             return 2
         try:
-            comparison = similarity_report(found.submissions, args.out, args.threshold)
+            limits = assignment_limits(args.assignment)
+            comparison = similarity_report(found.submissions, args.out, args.threshold, limits)
         except OSError as error:  # what `out_refused` cannot see coming: a full disk
             print(f"{fail} --out {args.out} cannot be written: {error.strerror or error}",
                   file=sys.stderr)  # fmt: skip

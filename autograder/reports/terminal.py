@@ -11,6 +11,7 @@ from rich.table import Table
 
 from autograder.grading.records import GradeRecord
 from autograder.reports.class_report import ClassSummary, _number
+from autograder.reports.diagnoses import diagnosed
 from autograder.reports.files import graded_rule_ids
 from autograder.reports.roster import labelled
 from autograder.reports.text import printable
@@ -75,8 +76,37 @@ def terminal_table(
             *cells,
         )
     legend = "  ".join(f"{SHORT_NAMES.get(r, r[:3])}={r}" for r in rule_ids)
-    table.caption = f"{legend}; ! = not graded normally (see below)"
+    flagged = any(record.status != "graded" for record in records)
+    table.caption = legend + ("; ! = not graded normally (see below)" if flagged else "")
     return table
+
+
+def lone_lines(record: GradeRecord, others: int, out: Path) -> list[str]:
+    """What the terminal ends with when one submission was graded into a folder: its score and
+    where its feedback is, not a class mean (the folder's other students are only counted)."""
+    lines = [
+        f"{plain_text(record.student)}: {_number(record.score)} of {_number(record.max_score)}"
+    ]
+    if record.status != "graded":
+        lines.append(f"[red]![/red] {plain_text(record.status)}")
+    found = sorted(diagnosed(record))
+    if found:
+        lines.append("diagnosed: " + "; ".join(map(plain_text, found)))
+    if others:
+        lines.append(
+            f"{out} also holds {others} other student(s) graded earlier: grades.csv and "
+            f"class.html list them all ({plain_text(str(out / 'class.html'))})"
+        )
+    return lines
+
+
+def where_lines(records: list[GradeRecord], out: Path) -> str:
+    """Where the grades and the feedback are: the very page when one submission was graded."""
+    grades = plain_text(str(out / "grades.csv"))
+    if len(records) == 1:
+        page = plain_text(str(out / records[0].student / "feedback.html"))
+        return f"grades: {grades}; feedback: {page}"
+    return f"grades: {grades}; feedback: {plain_text(str(out))}/<student>/feedback.html"
 
 
 def closing_lines(summary: ClassSummary, out: Path) -> list[str]:

@@ -297,8 +297,9 @@ class StudentProcess(PipeEnds, Holding):
             self.stop()
         finally:
             self._cpu_cap = None
-            carried = self.tokens.carried(function, served, parents)
-            outcome.carried = carried if outcome.status == "returned" and not args else 0
+            carried = self.tokens.carried(function, served, parents, horizon=bool(args))
+            searched = not args or args[0] >= 1  # depth 0 expands nothing: it carries nothing
+            outcome.carried = carried if outcome.status == "returned" and searched else 0
         outcome.seconds = time.monotonic() - started
         return outcome
 

@@ -57,7 +57,9 @@ class Tokens:
         self.named[state], self.states[token] = token, state
         return token
 
-    def carried(self, function: str, served: dict[int, tuple[Any, list]], parents: set[int]) -> int:
+    def carried(
+        self, function: str, served: dict[int, tuple[Any, list]], parents: set[int], horizon=False
+    ) -> int:
         """How many positions a call of `function` answered from a table kept between calls,
         then remember what this call searched (call it once a call, whatever its end).
 
@@ -71,12 +73,13 @@ class Tokens:
         kept from an earlier search answered. A function that never searches (a stub, a
         random move) expands nothing, so it carries nothing, however often its positions
         come back; nor does a value function whose root only a decision expanded before (the
-        decision may have searched its children with a stub).
+        decision may have searched its children with a stub). With a `horizon` (a depth-limited
+        call), only the root counts: a position below it may lie at this call's horizon.
         """
         root, *below = served
         carried = sum(
             1
-            for token in below
+            for token in (() if horizon else below)
             if served[token][1] and token in self._expanded and token not in parents
         )
         roots = self._rooted.setdefault(function.rpartition("_")[2], set())

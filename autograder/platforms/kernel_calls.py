@@ -1,0 +1,196 @@
+"""Calling a student's function in the notebook's kernel: counted, timed, and what it carried.
+
+Pasted into the notebooks before `autograder.platforms.notebook_checks` (by
+`autograder.platforms.nbgrader_export`), so it needs only the standard library, `games` and the
+judge. A call's game is a `CallGame`, so the states it generates are counted as the sandbox
+counts them, a state kept from an earlier call is refused until this call reaches it (as the
+grader refuses it), and a table kept between calls is found as `autograder/sandbox/tokens.py`
+finds it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import traceback
+
+import games
+from autograder.grading.judge import Outcome
+from autograder.grading.plain import plain
+from games import RecordingGame
+
+NOT_A_STATE = (
+    "{!r} is not a state of this game: states come only from game.initial_state(), the state "
+    "you were given, and game.result(state, action) (a state kept from an earlier call is one "
+    "again once this call reaches it)"
+)
+"""What the grader's served game says of a state this call has not reached
+(`autograder/sandbox/runner.py`'s `_NOT_A_STATE`, word for word: tests/test_feedback_places.py)."""
+
+
+class CallGame(RecordingGame):
+    """The game one call sees in the kernel, as the grader serves it: a state is known once this
+    call has reached it (its root, `initial_state()`, or a `result`), so asking about a state
+    kept from an earlier call before this call reaches it raises, as in the grader. A table
+    that only looks a reached state up still finds it."""
+
+    def __init__(self, game, root) -> None:
+        super().__init__(game)
+        self.reached: set | None = set()
+        self._reach(root)
+
+    def _reach(self, state) -> None:
+        if self.reached is not None:
+            try:
+                self.reached.add(state)
+            except TypeError:  # a game of one's own with unhashable states: no check
+                self.reached = None
+
+    def _known(self, state) -> None:
+        if self.reached is None:
+            return
+        try:
+            known = state in self.reached
+        except TypeError:
+            known = False
+        if not known:
+            raise ValueError(NOT_A_STATE.format(state))
+
+    def initial_state(self):
+        state = super().initial_state()
+        self._reach(state)
+        return state
+
+    def to_move(self, state):
+        self._known(state)
+        return super().to_move(state)
+
+    def actions(self, state):
+        self._known(state)
+        return super().actions(state)
+
+    def result(self, state, action):
+        self._known(state)
+        child = super().result(state, action)
+        self._reach(child)
+        return child
+
+    def is_terminal(self, state):
+        self._known(state)
+        return super().is_terminal(state)
+
+    def utility(self, state):
+        self._known(state)
+        return super().utility(state)
+
+    def chance_outcomes(self, state):
+        self._known(state)
+        return super().chance_outcomes(state)
+
+
+EXPANDED_STATES: set = set()
+"""Every state an earlier call generated a child of: what a table kept between calls may hold
+(the `carried` of an `Outcome`, counted as `autograder/sandbox/tokens.py` counts it)."""
+
+EXPANDED_ROOTS: dict = {}
+"""A function's kind ("value" of `*_value`, "decision" of `*_decision`) -> the states earlier
+calls of that kind started from and expanded."""
+
+
+# -- calling a student's function ----------------------------------------------------------
+
+
+class GradingTimeout(BaseException):
+    """Raised inside a student's function when its call runs out of time.
+
+    A BaseException, so that an `except Exception` in the student's code does not swallow it.
+    """
+
+
+def call_function(function, game, state, args: tuple = (), timeout: float | None = None):
+    """Call `function(game, state, *args)` with `game` wrapped in a `CallGame` (counted, and
+    refusing a state this call has not reached, as the grader does); return the `Outcome`, its
+    value made `plain`."""
+    counted = CallGame(game, state)
+    status, value, error, place = "raised", None, "", ""
+    alarm = _start_alarm(timeout)
+    try:
+        value, status = plain(function(counted, state, *args)), "returned"
+    except GradingTimeout:
+        status, error = "timeout", f"no answer within {timeout:g} seconds"
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exception:  # noqa: BLE001 - SystemExit in student code fails too
+        error = f"{type(exception).__name__}: {exception}"[:2000]
+        place = where(exception)
+    finally:
+        _stop_alarm(alarm)
+    carried = _carried(getattr(function, "__name__", ""), state, counted, horizon=bool(args))
+    carried = carried if not args or args[0] >= 1 else 0  # depth 0 expands nothing
+    return Outcome(status, value, error, counted.states_generated, place, carried)
+
+
+def _carried(name: str, state, counted: RecordingGame, horizon: bool = False) -> int:
+    """How many positions a call of `name` answered from a table kept between calls, as the
+    sandbox counts them (`Tokens.carried`): generated here, expanded by an earlier call and
+    not here, and the root if an earlier call of `name`'s kind expanded it and this one did not
+    (only the root with a `horizon`; none, in a game of the student's own whose states are not
+    hashable)."""
+    try:
+        parents, below = set(counted.parents), {*counted.generated} - {state}
+        roots = EXPANDED_ROOTS.setdefault(name.rpartition("_")[2], set())
+    except TypeError:
+        return 0
+    carried = int(state not in parents and state in roots) + sum(
+        p in EXPANDED_STATES and p not in parents and not counted.game.is_terminal(p)
+        for p in (() if horizon else below)  # below a horizon's root, a leaf may be at it
+    )
+    EXPANDED_STATES.update(parents)
+    if state in parents:
+        roots.add(state)
+    return carried
+
+
+_NOT_STUDENT_CODE = (
+    os.path.dirname(games.__file__),
+    sys.prefix,
+    sys.base_prefix,
+)
+
+
+def where(exception: BaseException) -> str:
+    """Where in the student's code `exception` happened: the innermost frame that is neither
+    this cell's nor the toolkit's nor an installed library's, as "function (line L of its
+    cell): the line", or "" if there is none."""
+    frames = traceback.extract_tb(exception.__traceback__)[1:]  # the first is call_function's
+    for frame in reversed(frames):
+        if frame.filename.startswith(_NOT_STUDENT_CODE) or not frame.lineno:
+            continue
+        place = f"{frame.name} (line {frame.lineno} of its cell)"
+        return f"{place}: {frame.line.strip()[:200]}" if frame.line else place
+    return ""
+
+
+def _start_alarm(timeout: float | None):
+    if not timeout:
+        return None
+
+    def ring(signum, frame):
+        raise GradingTimeout()
+
+    try:
+        previous = signal.signal(signal.SIGALRM, ring)
+    except (ValueError, AttributeError, OSError):  # not the main thread, or no SIGALRM
+        return None
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    return (previous,)
+
+
+def _stop_alarm(alarm) -> None:
+    if alarm is not None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, alarm[0])
+
+
+# -- the hidden tests --------------------------------------------------------------------------
