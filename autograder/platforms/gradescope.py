@@ -258,7 +258,7 @@ def _isolation(root: Path) -> tuple[Limits | None, str]:
         return None, (
             "The autograder cannot isolate submissions in this container: namespaces are "
             "forbidden and Python cannot run as an unprivileged user, so no student code is run "
-            "as root. Please tell your instructor (see the README's Gradescope notes)."
+            "as root. Please tell your instructor (see the course site's Gradescope page)."
         )
     return Limits(isolation="process", run_as=UNPRIVILEGED), ""
 
