@@ -133,6 +133,11 @@ def _add_grade(commands) -> None:
     )
     grade.add_argument("--force", action="store_true", help="regrade unchanged submissions")
     grade.add_argument(
+        "--student",
+        help="the student every PATH belongs to (a folder or file of one student's; by default "
+        "a file is named by its stem and a student's folder by its name)",
+    )
+    grade.add_argument(
         "--assignment",
         choices=sorted(ASSIGNMENT_RULES),
         help="grade only this assignment's rules (and, in an nbgrader course, its folder)",
@@ -154,6 +159,13 @@ def _add_grade(commands) -> None:
         "--move-seconds",
         type=_seconds,
         help=f"connect_four: CPU seconds a move may use (default {referee.DEFAULT_SECONDS:g})",
+    )
+    grade.add_argument(
+        "--course-seed",
+        type=int,
+        help="connect_four: the seed that draws this term's suite of positions from the frozen "
+        "pool (default: $AUTOGRADER_COURSE_SEED, else the default course's suite); a new seed "
+        "each term keeps one term's answers from the next",
     )
 
 
@@ -252,7 +264,7 @@ def main(argv: list[str] | None = None, adopt_orphans: bool = False) -> int:
 
 def _grade_command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
     console = Console(quiet=args.quiet, width=None if sys.stdout.isatty() else 140)
-    found = discover(args.paths, args.assignment, unpack)
+    found = discover(args.paths, args.assignment, unpack, args.student)
     if args.assignment is None:  # a lone notebook is graded on its own assignment's rules
         args.assignment, note = assignment_of(args.paths, found.submissions)
         if note:
@@ -350,11 +362,21 @@ def run(
     """Grade every submission (reusing unchanged results) and return their records."""
     rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
     move, states = getattr(args, "move_seconds", None), getattr(args, "move_states", None)
-    stamp = files.grading_stamp(rule_ids, isolation, limits, args.max_size, move, states)
+    course = None
+    if set(rule_ids) & set(ASSIGNMENT_RULES["connect_four"]):  # the suite's positions count
+        from autograder.contest.positions import course_seed
+
+        try:
+            course = course_seed(getattr(args, "course_seed", None))
+        except ValueError as error:
+            raise SystemExit(f"grade: error: {error}") from None
+    stamp = files.grading_stamp(rule_ids, isolation, limits, args.max_size, move, states, course)
     fonts = start_font_cache(scratch)  # in a process of its own, while the answers are computed
     grading.warm_up()
     view = build_import_view(scratch, fonts)
-    settings = grading.Settings(limits, view, rule_ids, int(args.max_size * 2**20), move, states)
+    settings = grading.Settings(
+        limits, view, rule_ids, int(args.max_size * 2**20), move, states, course
+    )
     records: dict[str, GradeRecord] = {}
     pending = list(submissions)
     if not args.force:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from autograder.contest.levels import LEVELS, play_contest
-from autograder.contest.positions import POSITIONS, graded_rules, play_positions
+from autograder.contest.positions import course_positions, graded_rules, play_positions
 from autograder.contest.referee import AGENT_FUNCTION, DEFAULT_SECONDS, DEFAULT_STATES, Allowance
 from autograder.contest.student_agent import StudentAgent
 from autograder.grading.load import Loaded, Submission
@@ -47,8 +47,10 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
         if why:
             messages.append(f"{why}: no game could be played")
             return _record(submission, loaded, why, messages, no_games(), started)
-        games, choices = play_contest(agent, allowance), play_positions(agent, allowance)
-        rules = graded_rules(games, choices, AGENT_NAME)
+        positions = course_positions(settings.course_seed)
+        games = play_contest(agent, allowance)
+        choices = play_positions(agent, allowance, positions)
+        rules = graded_rules(games, choices, AGENT_NAME, positions=positions)
         output = agent.process.output()
     finally:
         agent.close()
@@ -58,7 +60,7 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
         "clock decides nothing"
     )
     messages.append(
-        f"{sum(len(level.games) for level in LEVELS)} games and {len(POSITIONS)} positions "
+        f"{sum(len(level.games) for level in LEVELS)} games and {len(positions)} positions "
         "were played; each rule pays by its share of them (a win 1, a draw 1/2, a position "
         "whose value your move kept 1), in proportion between the share that earns nothing "
         "and the one that earns every point"

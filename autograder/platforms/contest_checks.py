@@ -206,7 +206,7 @@ def grade_contest_rule(
 def _tally(verdicts: tuple, rule_id: str) -> str:
     if rule_id == IN_TIME_RULE:
         return f"every move of {len(verdicts)} games legal and within its allowance"
+    if rule_id == POSITIONS_RULE:  # counts by phase: never which positions, nor their answers
+        return "; ".join(f"{verdict.instance}: {verdict.got}" for verdict in verdicts)
     kept = sum(verdict.passed for verdict in verdicts)
-    if rule_id == POSITIONS_RULE:
-        return f"{kept} of {len(verdicts)} positions kept their value"
     return f"{kept} of {len(verdicts)} games won"
