@@ -37,7 +37,9 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
     messages = list(loaded.notes)
     if loaded.error:
         return _record(submission, loaded, loaded.error, messages, no_games(), started)
-    agent = StudentAgent(AGENT_NAME, loaded.cells, settings.view, settings.limits)
+    positions = course_positions(settings.course_seed)
+    total = contest_seconds(allowance, LEVELS, len(positions))
+    agent = StudentAgent(AGENT_NAME, loaded.cells, settings.view, settings.limits, total)
     try:
         why = agent.load_error
         report = agent.load_report
@@ -47,13 +49,17 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
         if why:
             messages.append(f"{why}: no game could be played")
             return _record(submission, loaded, why, messages, no_games(), started)
-        positions = course_positions(settings.course_seed)
         games = play_contest(agent, allowance)
         choices = play_positions(agent, allowance, positions)
         rules = graded_rules(games, choices, AGENT_NAME, positions=positions)
         output = agent.process.output()
     finally:
         agent.close()
+    if agent.used >= total:
+        messages.append(
+            f"the agent used all of its {total:g} s for the contest (every move's allowance added "
+            "up): the moves it was not asked are forfeited, in the games named below"
+        )
     messages.append(
         f"every move could generate {allowance.states:,} states through game.result (past "
         f"them it raises OutOfStates) and use {allowance.seconds:g} s of CPU time; the wall "
@@ -66,6 +72,18 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
         "and the one that earns every point"
     )
     return _record(submission, loaded, "graded", messages, rules, started, output)
+
+
+def contest_seconds(allowance: Allowance, levels: tuple, positions: int) -> float:
+    """The most time an agent's moves can use in the contest, every move at its allowance: the
+    bound on its whole contest (`StudentAgent.total_seconds`)."""
+    moves = sum(agent_moves(opening) for level in levels for opening, _ in level.games)
+    return (moves + positions) * allowance.seconds
+
+
+def agent_moves(opening: str) -> int:
+    """The most moves one side can play in a game from `opening` (42 cells)."""
+    return (42 - len(opening) + 1) // 2
 
 
 def no_games() -> tuple[RuleResult, ...]:
