@@ -25,7 +25,7 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from autograder.grading.judge import Outcome
@@ -106,6 +106,7 @@ class Choice:
     states: int = 0
     status: str = "moved"
     error: str = ""
+    seconds: float = field(default=0.0, compare=False)  # the time charged: never the same twice
 
 
 class Player:
@@ -310,7 +311,9 @@ class FunctionPlayer(Agent):
         if seed is not None:
             random.seed(seed)
         game = BudgetedGame(GAME, allowance.states)
-        return agent_choice(self.call(game, state, allowance), GAME.actions(state), allowance)
+        started = time.process_time()
+        choice = agent_choice(self.call(game, state, allowance), GAME.actions(state), allowance)
+        return replace(choice, seconds=round(time.process_time() - started, 4))
 
     def call(self, game: BudgetedGame, state: ConnectFourState, allowance: Allowance) -> Outcome:
         """One move's call of the function on `game`, as an `Outcome` with its states."""

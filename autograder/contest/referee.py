@@ -55,7 +55,7 @@ moves' CPU time, an agent asleep two safety nets.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from autograder.contest.opponents import (
     AGENT_FUNCTION,
@@ -125,6 +125,7 @@ class Move:
     column: int
     states: int = 0
     note: str = ""
+    seconds: float = field(default=0.0, compare=False)  # the time charged, for the instructor
 
 
 @dataclass(frozen=True)
@@ -158,7 +159,7 @@ class PlayedGame:
         return {
             "opening": self.opening,
             "players": list(self.players),
-            "moves": [[move.column, move.states, move.note] for move in self.moves],
+            "moves": [[m.column, m.states, m.note, m.seconds] for m in self.moves],
             "winner": self.winner,
             "ended": self.ended,
         }
@@ -208,11 +209,11 @@ def play_game(
 def _referee(choice: Choice, legal: list[int]) -> tuple[Move | None, str]:
     """The move a choice makes, or why it loses the game: (move, "") or (None, fault)."""
     if choice.status == "moved" and type(choice.column) is int and choice.column in legal:
-        return Move(choice.column, choice.states), ""
+        return Move(choice.column, choice.states, seconds=choice.seconds), ""
     if choice.status in ("forfeited", "stopped"):
         column = centre_first(legal)[0]
         note = f"forfeited: {choice.error}; the grader played column {column}"
-        return Move(column, choice.states, note), ""
+        return Move(column, choice.states, note, choice.seconds), ""
     if choice.status == "crashed":
         return None, f"crashed: {choice.error}"
     if choice.status == "illegal":

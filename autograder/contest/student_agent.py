@@ -143,7 +143,8 @@ class StudentAgent(Agent):
         outcome = Outcome(
             called.status, decode(called.value), called.error, called.states_generated
         )
-        return agent_choice(outcome, GAME.actions(state), allowance)
+        choice = agent_choice(outcome, GAME.actions(state), allowance)
+        return dataclasses.replace(choice, seconds=round(charged, 4))
 
     def _meter(self, kind):
         process = self.process.process
@@ -173,6 +174,12 @@ def _reading(meter) -> float:
         return meter() if meter else 0.0
     except (OSError, ValueError):  # the process is gone: nothing more to read
         return 0.0
+
+
+def most_seconds(openings: list[str], seconds: float) -> float:
+    """The most time one agent's moves can use in a game from each of `openings`, every move
+    at its `seconds`: a side plays at most half the cells the opening leaves, rounded up."""
+    return sum((42 - len(opening) + 1) // 2 for opening in openings) * seconds
 
 
 LOAD_MARGIN = 30
