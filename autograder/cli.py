@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from autograder import sandbox
-from autograder.contest import referee, tournament
+from autograder.contest import tournament
 from autograder.grading import grade as grading
 from autograder.grading import pool
 from autograder.grading.assignment_of import assignment_of
@@ -132,11 +132,7 @@ def _add_grade(commands) -> None:
         "and a section of class.html)",
     )
     grade.add_argument("--force", action="store_true", help="regrade unchanged submissions")
-    grade.add_argument(
-        "--student",
-        help="the student every PATH belongs to (a folder or file of one student's; by default "
-        "a file is named by its stem and a student's folder by its name)",
-    )
+    grade.add_argument("--student", help="the student every PATH belongs to (default: its name)")
     grade.add_argument(
         "--assignment",
         choices=sorted(ASSIGNMENT_RULES),
@@ -149,24 +145,9 @@ def _add_grade(commands) -> None:
         "--out for later runs and `export`)",
     )
     grade.add_argument("--quiet", action="store_true", help="no progress bar or table")
-    grade.add_argument(
-        "--move-states",
-        type=_states,
-        help="connect_four: states a move may generate through game.result "
-        f"(default {referee.DEFAULT_STATES:,})",
-    )
-    grade.add_argument(
-        "--move-seconds",
-        type=_seconds,
-        help=f"connect_four: CPU seconds a move may use (default {referee.DEFAULT_SECONDS:g})",
-    )
-    grade.add_argument(
-        "--course-seed",
-        type=int,
-        help="connect_four: the seed that draws this term's suite of positions from the frozen "
-        "pool (default: $AUTOGRADER_COURSE_SEED, else the default course's suite); a new seed "
-        "each term keeps one term's answers from the next",
-    )
+    from autograder.contest.options import add_contest_options
+
+    add_contest_options(grade, _seconds, _states)
 
 
 def _add_gradescope(commands) -> None:
@@ -362,14 +343,7 @@ def run(
     """Grade every submission (reusing unchanged results) and return their records."""
     rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
     move, states = getattr(args, "move_seconds", None), getattr(args, "move_states", None)
-    course = None
-    if set(rule_ids) & set(ASSIGNMENT_RULES["connect_four"]):  # the suite's positions count
-        from autograder.contest.positions import course_seed
-
-        try:
-            course = course_seed(getattr(args, "course_seed", None))
-        except ValueError as error:
-            raise SystemExit(f"grade: error: {error}") from None
+    course = getattr(args, "course_seed", None)
     stamp = files.grading_stamp(rule_ids, isolation, limits, args.max_size, move, states, course)
     fonts = start_font_cache(scratch)  # in a process of its own, while the answers are computed
     grading.warm_up()

@@ -348,9 +348,28 @@ def grading_stamp(
         f"max_size={max_mb:g}"
         + (f",move={move_seconds:g}" if move_seconds else "")
         + (f",states={move_states}" if move_states else "")
-        + (f",course={course_seed}" if course_seed is not None else "")
+        + _course(rule_ids, course_seed)
     )
     return f"{fingerprint()}:{','.join(rule_ids)}|{isolation}|{bounds}"
+
+
+COURSE_SEED_VARIABLE = "AUTOGRADER_COURSE_SEED"
+"""Where the course seed is set when no option gives it (`autograder.contest.positions` reads
+the same variable)."""
+
+
+def _course(rule_ids: tuple[str, ...], course_seed: int | None) -> str:
+    """The stamp's part for the contest's suite of positions: its course seed ("" without it).
+
+    Raises:
+        SystemExit: the variable holds something other than a whole number.
+    """
+    if "agent_keeps_the_value" not in rule_ids:
+        return ""
+    text = str(course_seed) if course_seed is not None else os.environ.get(COURSE_SEED_VARIABLE, "")
+    if text.strip() and not text.strip().lstrip("-").isdigit():
+        raise SystemExit(f"grade: error: {COURSE_SEED_VARIABLE} is a whole number: {text!r}")
+    return f",course={text.strip() or 'default'}"
 
 
 def reusable(previous: str, current: str) -> bool:
