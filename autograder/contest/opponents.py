@@ -52,9 +52,10 @@ what it computes besides its states (its own evaluation of the board, say): the 
 uses about 0.02 s of CPU time for its 2,000 states, through the sandbox."""
 
 SAFETY_FACTOR, SAFETY_FLOOR = 5, 5.0
-"""A move's wall-clock safety net is `SAFETY_FACTOR * seconds + SAFETY_FLOOR` seconds: it stops
-a move that neither computes nor returns (asleep), far later than a move that computes could
-take on a busy machine, so that the machine's load never decides a move."""
+"""A move's wall-clock safety net is `SAFETY_FACTOR * seconds + SAFETY_FLOOR` seconds, far later
+than a move that computes could take on a busy machine, so that the machine's load never decides
+a move. A sleeping agent is stopped at its seconds (its sleep is charged as CPU time); the net
+stops a move where no meter can be read."""
 
 MAX_STOPS = 2
 """Moves of one agent that may be stopped for time (CPU seconds, or the safety net) before its
