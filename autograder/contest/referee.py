@@ -13,8 +13,8 @@ The referee (`play_game`) plays one game from an opening between two `Player`s (
   safety net. The CPU it uses after returning a move, before it is held, is taken from its
   next move, and its whole contest is bounded by every move's allowance added up. The grader
   plays the legal column nearest the centre instead, says so in `Move.note`, and the game goes
-  on. After
-  `opponents.MAX_STOPS` moves stopped for time, an agent's later moves are forfeited unasked.
+  on. After `opponents.MAX_STOPS` moves stopped for time, an agent's later moves are forfeited
+  unasked.
 - A player that crashes (raises, dies, or floods the grader) or returns anything but a legal
   column (an int 1..7 of a column that is not full: `True` is not 1, and a state is not a
   column) loses that game; the other games are still played.
