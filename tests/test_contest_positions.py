@@ -82,7 +82,8 @@ def test_a_move_that_keeps_the_value_passes_and_one_that_throws_it_away_fails() 
     choices = (Choice(int(won.keeping[0])), Choice(losing), forfeit)
     rule = positions_rule(choices, (won, won, won))
     (verdict,) = rule.groups[0].verdicts  # one phase: counts, never which position
-    assert not verdict.passed and verdict.got == "kept the value of 1 of 3; 1 without a move (forfeited)"
+    assert not verdict.passed
+    assert verdict.got == "kept the value of 1 of 3; 1 without a move (forfeited)"
     assert "budget" in verdict.hint and won.moves not in repr(verdict)
     assert "keeps the value of 1 of 3 positions" in rule.description
     assert rule.points == 0  # a share of 1/3, below the floor
