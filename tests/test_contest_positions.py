@@ -6,6 +6,8 @@ what a student sees of it, and a new term's seed)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import solutions.agent
@@ -100,7 +102,7 @@ def test_the_reference_agent_keeps_enough_values_for_every_point() -> None:
     """At the grading's allowance, in this process: the same moves as through the sandbox."""
     agent = FunctionPlayer("reference", solutions.agent.connect_four_agent)
     rule = positions_rule(play_positions(agent))
-    kept = int(rule.description.split(" of ")[0].split()[-1])
+    kept = int(re.search(r"keeps the value of (\d+) of", rule.description).group(1))
     assert rule.full and kept / len(POSITIONS) >= POSITIONS_TARGET, rule.description
 
 
