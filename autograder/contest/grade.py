@@ -79,8 +79,8 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
 
 
 KEPT_POINTS = (
-    "the points stand: the seconds of CPU time are the allowance for what an agent computes "
-    "outside game.result, and it stayed within them"
+    "the points stand as graded: a move's seconds of CPU time are the allowance for what an "
+    "agent computes outside game.result"
 )
 
 REPLAYED = 20

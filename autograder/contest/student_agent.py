@@ -74,7 +74,7 @@ class StudentAgent(Agent):
         self.total_seconds = total_seconds
         self.used = 0.0  # seconds charged to its moves so far
         self.debt = 0.0  # CPU seconds used after its last move returned, before it was held
-        self.charges: list[tuple[int, float]] = []  # (states served, seconds) of each move
+        self.charges: list[tuple[int, float]] = []  # (states, seconds) of each move answered
 
     @property
     def load_error(self) -> str:
@@ -139,7 +139,8 @@ class StudentAgent(Agent):
         if called.status == "timeout":  # stopped at its time: what it had, whatever was read
             charged = max(charged, seconds)
         self.used += charged
-        self.charges.append((called.states_generated, round(charged, 4)))
+        if called.status == "returned":  # what its answered moves used, for the instructor
+            self.charges.append((called.states_generated, round(charged, 4)))
         outcome = Outcome(
             called.status, decode(called.value), called.error, called.states_generated
         )
