@@ -93,6 +93,7 @@ class StudentAgent(Agent):
         self.load_report = self.process.start()
         self.process.pause()  # what the cells started waits for the first move
         self.seeded = False  # a fresh process draws this game's random numbers from the start
+        self.debt = 0.0  # what the old process used after its last move died with it
 
     def play(self, state: ConnectFourState, allowance: Allowance) -> Choice:
         try:
