@@ -30,7 +30,7 @@ GAME = ConnectFour()
 SEED = 2026
 FEWEST_STONES, MOST_STONES = 12, 35
 COUNT = 60
-PARTS = ((SEED, COUNT), (2027, 0))
+PARTS = ((SEED, COUNT), (2027, 51), (2028, 51), (2029, 62))
 """(seed, positions) of each part of the pool, in order: the first term's suite, then more."""
 FROZEN_FILE = Path(__file__).with_name("frozen_positions.py")
 
@@ -92,7 +92,8 @@ def module_text(
     made = ", ".join(f"{count} of seed {seed}" for seed, count in parts)
     lines = [
         '"""The contest\'s pool of positions: do not edit, run `python -m',
-        f"autograder.contest.make_positions` ({made}) to freeze it again.",
+        "autograder.contest.make_positions` to freeze it again:",
+        f"{made}.",
         "",
         "(moves, value for the player to move, the columns that keep that value), by the exact",
         'solver; see `make_positions` for how they were chosen and `positions` for the rule."""',
