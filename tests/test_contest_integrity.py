@@ -390,3 +390,27 @@ def test_strings_hash_alike_on_both_roads() -> None:
     config = Path(__file__).resolve().parents[1] / "assignments" / "nbgrader_config.py"
     source = config.read_text(encoding="utf-8")
     assert 'os.environ["PYTHONHASHSEED"] = "0"' in source
+
+
+def test_the_leaderboard_shows_each_agent_s_usage_and_the_thrown_games(tmp_path: Path) -> None:
+    """For the instructor: states and seconds a move, the flags, the thrown game with its
+    signal, in leaderboard.html and tournament.json; the replays are private like the rest."""
+    import json
+
+    from autograder.contest.tournament import Entrant
+    from autograder.contest.tournament_files import write_results
+
+    def timed(game: PlayedGame, seconds: float) -> PlayedGame:
+        moves = tuple(dataclasses.replace(m, states=0, seconds=seconds) for m in game.moves)
+        return dataclasses.replace(game, moves=moves)
+
+    games = [timed(_game(("strong", "weak"), "4141414"), 0.5)] * 6  # strong rated far above
+    games += [timed(_game(("weak", "strong"), "141576121"), 0.5), _game(("strong", "w"), "14253")]
+    entrants = [Entrant(name, ("cell",)) for name in ("strong", "weak", "w")]
+    write_results(tmp_path, entrants, games, "settings")
+    page = (tmp_path / "leaderboard.html").read_text(encoding="utf-8")
+    summary = json.loads((tmp_path / "tournament.json").read_text(encoding="utf-8"))
+    assert "Games that look thrown" in page and "win in one at 3" in page
+    assert "searches outside the served game" in page
+    assert summary["usage"]["strong"]["flags"] and summary["thrown"][0]["signal"] == "column 1"
+    assert (tmp_path / "games" / "00001.html").stat().st_mode & 0o777 == 0o600

@@ -33,6 +33,10 @@ the served game (an evaluation of one's own costs a few times the reference's, n
 OUTSIDE_FLOOR = 0.02
 """Seconds a move, on average, below which no agent is flagged: too little to search with."""
 
+FAR_ABOVE = 25 / 3
+"""How much higher a rating (openskill's mu) is far above another's: more than a newcomer's
+uncertainty (the model's first sigma), so that the game was the stronger one's to win."""
+
 CENTRE_COLUMNS = (3, 4, 5)
 """An agent's first move outside these columns, with the centre still open, is an odd one."""
 
@@ -110,15 +114,15 @@ def thrown_games(
     games: Sequence[PlayedGame], ratings: Mapping[str, tuple[float, float]]
 ) -> list[Thrown]:
     """The games (numbered from 1 in `games` order) where the agent rated far above the other
-    (its most conservative rating, mu - 3 sigma, above the other's mu) missed a win in one or
-    let a loss in one through, with any odd first move both agents share."""
+    (its mu more than `FAR_ABOVE` higher) missed a win in one or let a loss in one through, with
+    any odd first move both agents share. `ratings` maps a name to (mu, sigma)."""
     odd = _odd_first_moves(games)
     found = []
     for number, game in enumerate(games, start=1):
         for side in (0, 1):
             strong, weak = game.players[side], game.players[1 - side]
-            (mu, sigma), (other_mu, _) = ratings.get(strong, (0, 0)), ratings.get(weak, (0, 0))
-            if strong == weak or mu - 3 * sigma <= other_mu:
+            mu, other_mu = ratings.get(strong, (0, 0))[0], ratings.get(weak, (0, 0))[0]
+            if strong == weak or mu - other_mu <= FAR_ABOVE:
                 continue
             what = _blunder(game, side)
             if what:
