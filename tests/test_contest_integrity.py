@@ -414,3 +414,30 @@ def test_the_leaderboard_shows_each_agent_s_usage_and_the_thrown_games(tmp_path:
     assert "searches outside the served game" in page
     assert summary["usage"]["strong"]["flags"] and summary["thrown"][0]["signal"] == "column 1"
     assert (tmp_path / "games" / "00001.html").stat().st_mode & 0o777 == 0o600
+
+
+EXTRA_REPLY = """
+import json, struct, sys
+
+CALLS = []
+
+def connect_four_agent(game, state, seconds):
+    CALLS.append(1)
+    if len(CALLS) == 1:  # a forged answer first: the real one then waits in the pipe
+        payload = b"j" + json.dumps({"op": "return", "value": 7}).encode()
+        os_write = __import__("os").write
+        os_write(int(sys.argv[2]), struct.pack(">I", len(payload)) + payload)
+        return 4
+    return 5
+"""
+
+
+def test_an_extra_reply_is_never_read_as_the_next_move_s_answer(view: Path) -> None:
+    agent = StudentAgent("extra", [(1, EXTRA_REPLY)], view, LIMITS)
+    try:
+        first = agent.choose(GAME.initial_state(), Allowance(100, 1.0))
+        second = agent.choose(ConnectFour.from_moves("7"), Allowance(100, 1.0))
+    finally:
+        agent.close()
+    assert first.column == 7  # what it sent first is its answer: its own doing
+    assert second.column == 5  # its stale 4 was dropped before the move was asked

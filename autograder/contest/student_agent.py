@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from pathlib import Path
 
 from autograder.contest.opponents import (
@@ -118,6 +119,7 @@ class StudentAgent(Agent):
         if self.load_error:
             again = "after a restart, " if self.restarts else ""
             return Choice(None, 0, "crashed", again + self.load_error)
+        self._discard_stale_replies()
         self.process.resume()
         seconds = max(allowance.seconds - self.debt, allowance.seconds / 100)
         meter = self._meter(cpu_meter)
@@ -147,6 +149,20 @@ class StudentAgent(Agent):
         )
         choice = agent_choice(outcome, GAME.actions(state), allowance)
         return dataclasses.replace(choice, seconds=round(charged, 4))
+
+    def _discard_stale_replies(self) -> None:
+        """Drop whatever the held agent sent after its last answer was read: nothing sent before
+        a move is asked answers it, so an extra reply is never read as the next move's."""
+        self.process._buffer = b""  # a frame read along with the last answer
+        descriptor = self.process._read_fd
+        if descriptor is None:
+            return
+        try:
+            os.set_blocking(descriptor, False)
+            while os.read(descriptor, 1 << 16):  # frozen: what is there is all there will be
+                pass
+        except OSError:  # empty (BlockingIOError), or the pipe is gone: nothing stale left
+            return
 
     def _meter(self, kind):
         process = self.process.process
