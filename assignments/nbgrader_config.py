@@ -14,6 +14,10 @@ import os
 
 c = get_config()  # noqa: F821 - nbgrader provides get_config when it loads this file
 
+# The kernels nbgrader starts inherit this: strings hash as in the grader's sandbox, so an agent
+# that walks a set of strings plays the same moves on both roads (Assignment 5).
+os.environ["PYTHONHASHSEED"] = "0"
+
 # Releases and submissions go through this course's own exchange folder, so a release run as
 # root does not create /usr/local/share/nbgrader/exchange for the whole machine. On a shared
 # hub, point it at the folder the hub's students can reach.

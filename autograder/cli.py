@@ -92,7 +92,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def _add_grade(commands) -> None:
-    from autograder.contest import referee
     from autograder.grading.load import MAX_BYTES
     from autograder.grading.rules import ASSIGNMENT_RULES
     from autograder.reports import roster
@@ -135,6 +134,7 @@ def _add_grade(commands) -> None:
         "and a section of class.html)",
     )
     grade.add_argument("--force", action="store_true", help="regrade unchanged submissions")
+    grade.add_argument("--student", help="the student every PATH belongs to (default: its name)")
     grade.add_argument(
         "--assignment",
         choices=sorted(ASSIGNMENT_RULES),
@@ -147,17 +147,9 @@ def _add_grade(commands) -> None:
         "--out for later runs and `export`)",
     )
     grade.add_argument("--quiet", action="store_true", help="no progress bar or table")
-    grade.add_argument(
-        "--move-states",
-        type=_states,
-        help="connect_four: states a move may generate through game.result "
-        f"(default {referee.DEFAULT_STATES:,})",
-    )
-    grade.add_argument(
-        "--move-seconds",
-        type=_seconds,
-        help=f"connect_four: CPU seconds a move may use (default {referee.DEFAULT_SECONDS:g})",
-    )
+    from autograder.contest.options import add_contest_options
+
+    add_contest_options(grade, _seconds, _states)
 
 
 def _add_gradescope(commands) -> None:

@@ -37,7 +37,7 @@ from autograder.sandbox import (
 def command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
     """Grade the class `args` names (its archives unpacked in `unpack`); the exit code."""
     console = Console(quiet=args.quiet, width=None if sys.stdout.isatty() else 140)
-    found = discover(args.paths, args.assignment, unpack)
+    found = discover(args.paths, args.assignment, unpack, args.student)
     if args.assignment is None:  # a lone notebook is graded on its own assignment's rules
         args.assignment, note = assignment_of(args.paths, found.submissions)
         if note:
@@ -142,11 +142,14 @@ def run(
 
     rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
     move, states = getattr(args, "move_seconds", None), getattr(args, "move_states", None)
-    stamp = files.grading_stamp(rule_ids, isolation, limits, args.max_size, move, states)
+    course = getattr(args, "course_seed", None)
+    stamp = files.grading_stamp(rule_ids, isolation, limits, args.max_size, move, states, course)
     fonts = start_font_cache(scratch)  # in a process of its own, while the answers are computed
     grading.warm_up(rule_ids)  # in this process: the workers fork with the answers
     view = build_import_view(scratch, fonts)
-    settings = grading.Settings(limits, view, rule_ids, int(args.max_size * 2**20), move, states)
+    settings = grading.Settings(
+        limits, view, rule_ids, int(args.max_size * 2**20), move, states, course
+    )
     records: dict[str, GradeRecord] = {}
     pending = list(submissions)
     if not args.force:

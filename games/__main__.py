@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import shlex
 import shutil
 import sys
@@ -144,10 +145,18 @@ def copy_notebooks(folder: Path) -> int:
     )  # fmt: skip
     for entry in shipped:
         target = folder / entry.name
-        if target.exists() or target.is_symlink():
+        try:
+            # One call that creates the file or fails: no check-then-write gap in which a link
+            # (or a student's file) swapped in could be written through or over.
+            handle = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        except FileExistsError:
             print(f"kept {target}: it is already there (your work is never overwritten)")
             continue
-        target.write_bytes(entry.read_bytes())
+        except OSError as error:
+            print(f"python -m games notebooks: cannot write {target}: {error}", file=sys.stderr)
+            return 1
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(entry.read_bytes())
         print(f"wrote {target}")
     print(_next_step(folder))
     return 0

@@ -217,8 +217,8 @@ def test_files_of_a_run_are_readable_by_the_instructor(tmp_path: Path, monkeypat
 
     target = tmp_path / "out" / "alice" / "results.json"
     write_atomically(target, "{}")
-    assert target.stat().st_mode & 0o777 == 0o644
-    assert target.parent.stat().st_mode & 0o777 == 0o755
+    assert target.stat().st_mode & 0o777 == 0o600  # the instructor's alone (issue 33)
+    assert target.parent.stat().st_mode & 0o777 == 0o700
     if os.geteuid() != 0:
         return  # the ownership half needs root, as a run through sudo has
     monkeypatch.setenv("SUDO_UID", "4242")

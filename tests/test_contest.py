@@ -163,11 +163,11 @@ def test_the_budget_is_counted_by_the_grader_out_of_the_agent_s_reach(view: Path
     assert (second.column, second.states) == (4, 50)  # every move has a budget of its own
 
 
-def test_an_agent_that_sleeps_past_its_seconds_is_not_charged_for_the_wall_clock(
+def test_an_agent_that_sleeps_past_its_seconds_is_stopped_as_if_it_computed(
     view: Path,
 ) -> None:
-    """Sleeping takes no CPU time: a move that sleeps ten times its seconds still counts, as
-    it would on a machine so busy that the agent's move took that long."""
+    """Sleeping is charged as CPU time is (issue 33): a move that sleeps ten times its seconds
+    is stopped at its seconds, long before the wall-clock safety net, and holds no worker."""
     agent = student(
         """
         import time
@@ -178,11 +178,13 @@ def test_an_agent_that_sleeps_past_its_seconds_is_not_charged_for_the_wall_clock
         """,
         view,
     )
+    started = time.monotonic()
     try:
-        choice = agent.choose(GAME.initial_state(), Allowance(500, seconds=0.05))
+        choice = agent.choose(GAME.initial_state(), Allowance(500, seconds=0.5))
     finally:
         agent.close()
-    assert (choice.status, choice.column) == ("moved", 1)
+    assert choice.status == "stopped" and "0.5 s" in choice.error
+    assert time.monotonic() - started < Allowance(500, seconds=0.5).safety_net
 
 
 def test_a_move_asleep_past_the_safety_net_is_forfeited(view: Path) -> None:
@@ -196,7 +198,7 @@ def test_a_move_asleep_past_the_safety_net_is_forfeited(view: Path) -> None:
         view,
     )
     try:
-        choice = agent.choose(GAME.initial_state(), Allowance(500, seconds=0.05, wall=0.5))
+        choice = agent.choose(GAME.initial_state(), Allowance(500, seconds=5.0, wall=0.5))
     finally:
         agent.close()
     assert choice.status == "stopped" and choice.error == "no answer within 0.5 s (the call)"

@@ -333,17 +333,28 @@ def test_a_kernel_agent_interrupts_a_move_at_its_cpu_time() -> None:
     assert time.process_time() - started < 0.5  # interrupted, not left to run
 
 
-def test_a_kernel_agent_is_not_charged_for_sleeping_but_stopped_at_the_safety_net() -> None:
+def test_a_kernel_agent_is_charged_for_sleeping_as_the_sandbox_charges_it() -> None:
+    """Sleep counts as CPU time on both roads (issue 33): stopped at its seconds where the
+    kernel tells sleeping from waiting for a CPU (`/proc/thread-self/schedstat`), else at the
+    safety net; a short nap within its seconds is still a move."""
+
     def sleepy(game, state, seconds):
         time.sleep(10 * seconds)
+        return 4
+
+    def napping(game, state, seconds):
+        time.sleep(seconds / 10)
         return 4
 
     def asleep(game, state, seconds):
         time.sleep(3600)
 
     state = GAME.initial_state()
-    assert KernelAgent("sleepy", sleepy).choose(state, Allowance(500, 0.05)).column == 4
-    choice = KernelAgent("asleep", asleep).choose(state, Allowance(500, 0.05, wall=0.3))
+    choice = KernelAgent("sleepy", sleepy).choose(state, Allowance(500, 0.05))
+    if Path("/proc/thread-self/schedstat").exists():
+        assert (choice.status, choice.error) == ("stopped", "it used more than 0.05 s of CPU time")
+    assert KernelAgent("napping", napping).choose(state, Allowance(500, 0.5)).column == 4
+    choice = KernelAgent("asleep", asleep).choose(state, Allowance(500, 5.0, wall=0.3))
     assert (choice.status, choice.error) == ("stopped", "no answer within 0.3 s (the call)")
 
 

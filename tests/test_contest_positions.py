@@ -1,6 +1,12 @@
-"""Assignment 5's test suite of positions: the frozen verdicts are the solver's, and the rule."""
+"""Assignment 5's test suite of positions: the frozen verdicts are the solver's, and the rule.
+
+The pool is frozen by `make_positions` (the first term's 60 positions, then more from another
+seed); a term's suite is drawn from it by the course seed (`test_contest_integrity.py` checks
+what a student sees of it, and a new term's seed)."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -10,6 +16,7 @@ from autograder.contest.frozen_positions import FROZEN_POSITIONS
 from autograder.contest.levels import play_contest
 from autograder.contest.opponents import Choice, FunctionPlayer
 from autograder.contest.positions import (
+    POOL,
     POSITIONS,
     POSITIONS_POINTS,
     POSITIONS_TARGET,
@@ -22,18 +29,21 @@ from games import ConnectFour
 from solutions import ConnectFourSolver
 
 GAME = ConnectFour()
-SAMPLE = [position for position in POSITIONS if len(position.moves) >= 24][:8]
+SAMPLE = [position for position in POOL if len(position.moves) >= 24][:4]
+SAMPLE += [position for position in POOL[len(POSITIONS) :] if len(position.moves) >= 24][:4]
 """Positions the pure-Python solver settles in well under a second each, with their children."""
 
 
 def test_the_frozen_file_is_what_the_generator_writes() -> None:
     source = make_positions.FROZEN_FILE.read_text(encoding="utf-8")
-    assert source == make_positions.module_text(list(FROZEN_POSITIONS), make_positions.SEED)
-    assert len(POSITIONS) == make_positions.COUNT == len(set(POSITIONS))
+    assert source == make_positions.module_text(list(FROZEN_POSITIONS), make_positions.PARTS)
+    assert len(POOL) == sum(count for _, count in make_positions.PARTS) == len(set(POOL))
+    assert len(POOL) >= 200 and POOL[: make_positions.PARTS[0][1]] == POSITIONS
+    assert len({position.moves for position in POOL}) == len(POOL)
 
 
 def test_every_position_asks_something_of_a_mid_game() -> None:
-    for position in POSITIONS:
+    for position in POOL:
         state = ConnectFour.from_moves(position.moves)
         legal = GAME.actions(state)
         assert 12 <= len(position.moves) <= 35 and not GAME.is_terminal(state)
@@ -42,9 +52,13 @@ def test_every_position_asks_something_of_a_mid_game() -> None:
         assert not any(GAME.is_terminal(GAME.result(state, column)) for column in legal)
 
 
-def test_the_candidates_are_the_seeded_random_play_the_suite_came_from() -> None:
-    firsts = [position.moves for position in POSITIONS[:3]]
-    assert [moves for moves in make_positions.candidates(count=40) if moves in firsts] == firsts
+def test_the_candidates_are_the_seeded_random_play_the_pool_came_from() -> None:
+    start = 0
+    for seed, count in make_positions.PARTS:
+        firsts = [position.moves for position in POOL[start : start + 3]]
+        found = make_positions.candidates(seed, count=40)
+        assert [moves for moves in found if moves in firsts] == firsts
+        start += count
 
 
 @pytest.mark.parametrize("position", SAMPLE, ids=[position.moves for position in SAMPLE])
@@ -69,15 +83,16 @@ def test_a_move_that_keeps_the_value_passes_and_one_that_throws_it_away_fails() 
     forfeit = Choice(None, 2000, "forfeited", "no move returned within its budget")
     choices = (Choice(int(won.keeping[0])), Choice(losing), forfeit)
     rule = positions_rule(choices, (won, won, won))
-    verdicts = rule.groups[0].verdicts
-    assert [verdict.passed for verdict in verdicts] == [True, False, False]
-    assert verdicts[1].got == f"column {losing}, which throws the win away"
-    assert verdicts[2].got == "no move (forfeited)" and "budget" in verdicts[2].hint
+    (verdict,) = rule.groups[0].verdicts  # one phase: counts, never which position
+    assert not verdict.passed
+    assert verdict.got == "kept the value of 1 of 3; 1 without a move (forfeited)"
+    assert "budget" in verdict.hint and won.moves not in repr(verdict)
+    assert "keeps the value of 1 of 3 positions" in rule.description
     assert rule.points == 0  # a share of 1/3, below the floor
 
 
 def test_an_agent_that_always_keeps_the_value_earns_every_point() -> None:
-    keeping = {position.moves: int(position.keeping[-1]) for position in POSITIONS}
+    keeping = {position.moves: int(position.keeping[-1]) for position in POOL}
     oracle = FunctionPlayer("oracle", lambda game, state, seconds: keeping[_moves_of(state)])
     rule = positions_rule(play_positions(oracle))
     assert rule.points == POSITIONS_POINTS and rule.full
@@ -87,7 +102,7 @@ def test_the_reference_agent_keeps_enough_values_for_every_point() -> None:
     """At the grading's allowance, in this process: the same moves as through the sandbox."""
     agent = FunctionPlayer("reference", solutions.agent.connect_four_agent)
     rule = positions_rule(play_positions(agent))
-    kept = sum(verdict.passed for verdict in rule.groups[0].verdicts)
+    kept = int(re.search(r"keeps the value of (\d+) of", rule.description).group(1))
     assert rule.full and kept / len(POSITIONS) >= POSITIONS_TARGET, rule.description
 
 
@@ -121,7 +136,7 @@ def test_a_rule_without_moves_earns_nothing_and_a_wrong_count_is_refused() -> No
         positions_rule((Choice(4),), POSITIONS[:2])
 
 
-_MOVES = {ConnectFour.from_moves(position.moves): position.moves for position in POSITIONS}
+_MOVES = {ConnectFour.from_moves(position.moves): position.moves for position in POOL}
 
 
 def _moves_of(state) -> str:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import time
 
+from autograder.contest import integrity
 from autograder.contest.levels import LEVELS, play_contest
-from autograder.contest.positions import POSITIONS, graded_rules, play_positions
+from autograder.contest.positions import course_positions, graded_rules, play_positions
 from autograder.contest.referee import AGENT_FUNCTION, DEFAULT_SECONDS, DEFAULT_STATES, Allowance
-from autograder.contest.student_agent import StudentAgent
+from autograder.contest.student_agent import StudentAgent, most_seconds
 from autograder.grading.load import Loaded, Submission
 from autograder.grading.records import GradeRecord, RuleResult
 
@@ -37,7 +38,9 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
     messages = list(loaded.notes)
     if loaded.error:
         return _record(submission, loaded, loaded.error, messages, no_games(), started)
-    agent = StudentAgent(AGENT_NAME, loaded.cells, settings.view, settings.limits)
+    positions = course_positions(settings.course_seed)
+    total = contest_seconds(allowance, LEVELS, len(positions))
+    agent = StudentAgent(AGENT_NAME, loaded.cells, settings.view, settings.limits, total)
     try:
         why = agent.load_error
         report = agent.load_report
@@ -47,23 +50,66 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
         if why:
             messages.append(f"{why}: no game could be played")
             return _record(submission, loaded, why, messages, no_games(), started)
-        games, choices = play_contest(agent, allowance), play_positions(agent, allowance)
-        rules = graded_rules(games, choices, AGENT_NAME)
+        games = play_contest(agent, allowance)
+        choices = play_positions(agent, allowance, positions)
+        rules = graded_rules(games, choices, AGENT_NAME, positions=positions)
+        flags = instructor_flags(agent, allowance, positions, choices)
         output = agent.process.output()
     finally:
         agent.close()
+    messages += [f"flagged for the instructor: {flag} ({KEPT_POINTS})" for flag in flags]
+    if agent.used >= total:
+        messages.append(
+            f"the agent used all of its {total:g} s for the contest (every move's allowance added "
+            "up): the moves it was not asked are forfeited, in the games named below"
+        )
     messages.append(
         f"every move could generate {allowance.states:,} states through game.result (past "
-        f"them it raises OutOfStates) and use {allowance.seconds:g} s of CPU time; the wall "
-        "clock decides nothing"
+        f"them it raises OutOfStates) and use {allowance.seconds:g} s of CPU time for "
+        "whatever it computes besides (time asleep or blocked counts as CPU time; waiting for "
+        "a CPU on a busy machine does not)"
     )
     messages.append(
-        f"{sum(len(level.games) for level in LEVELS)} games and {len(POSITIONS)} positions "
+        f"{sum(len(level.games) for level in LEVELS)} games and {len(positions)} positions "
         "were played; each rule pays by its share of them (a win 1, a draw 1/2, a position "
         "whose value your move kept 1), in proportion between the share that earns nothing "
         "and the one that earns every point"
     )
     return _record(submission, loaded, "graded", messages, rules, started, output)
+
+
+KEPT_POINTS = (
+    "the points stand as graded: a move's seconds of CPU time are the allowance for what an "
+    "agent computes outside game.result"
+)
+
+REPLAYED = 20
+"""Positions of the suite asked again of an agent flagged as searching outside the served
+game, to see whether its moves depend on its own clock."""
+
+
+def instructor_flags(
+    agent: StudentAgent, allowance: Allowance, positions: tuple, choices: tuple
+) -> list[str]:
+    """What the instructor is told about the agent's use of its allowance (`integrity`): a
+    search outside the served game, and then whether it answers the same positions twice
+    alike."""
+    used = integrity.usage(agent.charges)
+    if not used.searches_outside:
+        return []
+    again = play_positions(agent, allowance, positions[:REPLAYED])
+    differs = any(
+        first.status == second.status == "moved" and first.column != second.column
+        for first, second in zip(choices, again, strict=False)
+    )
+    return integrity.usage_flags(used, differs)
+
+
+def contest_seconds(allowance: Allowance, levels: tuple, positions: int) -> float:
+    """The most time an agent's moves can use in the contest, every move at its allowance: the
+    bound on its whole contest (`StudentAgent.total_seconds`)."""
+    openings = [opening for level in levels for opening, _ in level.games]
+    return most_seconds(openings, allowance.seconds) + positions * allowance.seconds
 
 
 def no_games() -> tuple[RuleResult, ...]:

@@ -8,9 +8,10 @@ without script every board is shown one after the other.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from autograder.contest.integrity import Thrown, Usage, usage_flags
 from games.connect_four import HEIGHT, WIDTH, ConnectFour, cell
 from games.protocol import IllegalActionError
 
@@ -105,9 +106,14 @@ def leaderboard_html(
     absent: Sequence[tuple[str, str]],
     games: Sequence[PlayedGame],
     settings: str,
+    usage: Mapping[str, Usage] | None = None,
+    thrown: Sequence[Thrown] = (),
 ) -> str:
     """The leaderboard: the rated agents by rank, those not playing with the reason, and every
-    game, numbered from 1 in `games` order, linked to its replay page."""
+    game, numbered from 1 in `games` order, linked to its replay page. For the instructor, each
+    agent's states served and time a move, what is flagged about them (`integrity`) and the
+    games that look thrown."""
+    usage = usage or {}
     esc = html.escape
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
@@ -119,7 +125,10 @@ def leaderboard_html(
         "rating</th><th class='num'>mu</th><th class='num'>sigma</th><th class='num'>games</th>"
         "<th class='num'>wins</th><th class='num'>draws</th><th class='num'>losses</th>"
         "<th class='num' title='moves over time, played by the grader'>forfeits</th>"
-        "<th class='num' title='games lost by a crash or an illegal move'>crashes</th></tr>",
+        "<th class='num' title='games lost by a crash or an illegal move'>crashes</th>"
+        "<th class='num' title='states served through game.result, a move'>states</th>"
+        "<th class='num' title='CPU seconds (sleep included), a move'>seconds</th>"
+        "<th>flagged</th></tr>",
     ]
     for rank, standing in enumerate(standings, start=1):
         parts.append(
@@ -128,9 +137,26 @@ def leaderboard_html(
             f"<td class='num'>{standing.mu:.2f}</td><td class='num'>{standing.sigma:.2f}</td>"
             f"<td class='num'>{standing.games}</td><td class='num'>{standing.wins}</td>"
             f"<td class='num'>{standing.draws}</td><td class='num'>{standing.losses}</td>"
-            f"<td class='num'>{standing.forfeits}</td><td class='num'>{standing.crashes}</td></tr>"
+            f"<td class='num'>{standing.forfeits}</td><td class='num'>{standing.crashes}</td>"
+            + _usage_cells(usage.get(standing.name))
+            + "</tr>"
         )
     parts.append("</table>")
+    if thrown:
+        parts.append(
+            "<h2>Games that look thrown</h2><p class='muted'>An agent rated far above its "
+            "opponent missed a win in one or let a loss in one through; a shared odd first "
+            "move may be a signal agreed between them. Look at the replays.</p>"
+            "<table id='thrown'><tr><th class='num'>#</th><th>stronger</th><th>weaker</th>"
+            "<th>the move</th><th>same odd first move</th></tr>"
+        )
+        parts += [
+            f"<tr><td class='num'><a href='{game_file(t.number)}'>{t.number}</a></td>"
+            f"<td>{esc(t.strong)}</td><td>{esc(t.weak)}</td><td>{esc(t.what)}</td>"
+            f"<td>{esc(t.signal) or '–'}</td></tr>"
+            for t in thrown
+        ]
+        parts.append("</table>")
     if absent:
         parts.append("<h2>Not playing</h2><table id='absent'><tr><th>agent</th><th>why</th></tr>")
         parts += [
@@ -153,6 +179,17 @@ def leaderboard_html(
         )
     parts += ["</table>", _FILTER, "</body></html>"]
     return "\n".join(parts)
+
+
+def _usage_cells(used: Usage | None) -> str:
+    if used is None:
+        return "<td class='num'>–</td><td class='num'>–</td><td></td>"
+    flags = "; ".join(usage_flags(used))
+    return (
+        f"<td class='num'>{used.states_per_move:,.0f}</td>"
+        f"<td class='num'>{used.seconds_per_move:.3f}</td>"
+        f"<td class='lost'>{html.escape(flags)}</td>"
+    )
 
 
 def game_html(number: int, game: PlayedGame) -> str:

@@ -1,4 +1,4 @@
-"""Freeze the contest's test suite of positions: `python -m autograder.contest.make_positions`.
+"""Freeze the contest's pool of positions: `python -m autograder.contest.make_positions`.
 
 Like a chess engine's EPD suite, each position comes with the exact solver's verdict
 (`solutions.connect_four.ConnectFourSolver`): its value for the player to move (a win or a
@@ -6,8 +6,14 @@ draw) and the columns that keep it (moves that still win, or still draw). The po
 reached by random play from a fixed seed, with 12 to 35 stones; a position is kept only if it
 asks something: it is not lost (there every move keeps the value), not won at once by a move,
 and some move throws its value away. The pure-Python solver needs up to a minute for a
-12-stone position and its children, so the suite is computed once, offline, and written to
+12-stone position and its children, so the pool is computed once, offline, and written to
 `autograder/contest/frozen_positions.py`, which the grader and the notebooks' hidden tests read.
+
+The pool is made of parts, each the first positions that ask something of one seed's random
+play (`PARTS`): the first part is the suite of the first term (the default course's), the
+others are what a course seed draws another term's suite from (`positions.course_positions`).
+Solving one position and its children takes about 20 s on a shared core, so the pool holds a
+few hundred positions.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ GAME = ConnectFour()
 SEED = 2026
 FEWEST_STONES, MOST_STONES = 12, 35
 COUNT = 60
+PARTS = ((SEED, COUNT), (2027, 51), (2028, 51), (2029, 62))
+"""(seed, positions) of each part of the pool, in order: the first term's suite, then more."""
 FROZEN_FILE = Path(__file__).with_name("frozen_positions.py")
 
 
@@ -77,11 +85,15 @@ def suite(count: int = COUNT, seed: int = SEED, workers: int = 2) -> list[tuple[
     return found
 
 
-def module_text(positions: list[tuple[str, str, str]], seed: int) -> str:
-    """The source of `frozen_positions.py` holding `positions`."""
+def module_text(
+    positions: list[tuple[str, str, str]], parts: tuple[tuple[int, int], ...] = PARTS
+) -> str:
+    """The source of `frozen_positions.py` holding `positions`, made of `parts`."""
+    made = ", ".join(f"{count} of seed {seed}" for seed, count in parts)
     lines = [
-        '"""The contest\'s test suite of positions: do not edit, run `python -m',
-        f"autograder.contest.make_positions` (seed {seed}) to freeze it again.",
+        '"""The contest\'s pool of positions: do not edit, run `python -m',
+        "autograder.contest.make_positions` to freeze it again:",
+        f"{made}.",
         "",
         "(moves, value for the player to move, the columns that keep that value), by the exact",
         'solver; see `make_positions` for how they were chosen and `positions` for the rule."""',
@@ -94,15 +106,24 @@ def module_text(positions: list[tuple[str, str, str]], seed: int) -> str:
     return "\n".join(lines)
 
 
+def pool(parts: tuple[tuple[int, int], ...] = PARTS, workers: int = 2) -> list:
+    """Every part's positions, in order, each position once."""
+    found, seen = [], set()
+    for seed, count in parts:
+        for position in suite(count, seed, workers):
+            if position[0] not in seen:
+                seen.add(position[0])
+                found.append(position)
+    return found
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=COUNT)
-    parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=FROZEN_FILE)
     args = parser.parse_args(argv)
-    positions = suite(args.count, args.seed, args.workers)
-    args.out.write_text(module_text(positions, args.seed), encoding="utf-8")
+    positions = pool(PARTS, args.workers)
+    args.out.write_text(module_text(positions, PARTS), encoding="utf-8")
     print(f"wrote {len(positions)} positions to {args.out}")
 
 

@@ -25,7 +25,7 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from autograder.grading.judge import Outcome
@@ -52,9 +52,10 @@ what it computes besides its states (its own evaluation of the board, say): the 
 uses about 0.02 s of CPU time for its 2,000 states, through the sandbox."""
 
 SAFETY_FACTOR, SAFETY_FLOOR = 5, 5.0
-"""A move's wall-clock safety net is `SAFETY_FACTOR * seconds + SAFETY_FLOOR` seconds: it stops
-a move that neither computes nor returns (asleep), far later than a move that computes could
-take on a busy machine, so that the machine's load never decides a move."""
+"""A move's wall-clock safety net is `SAFETY_FACTOR * seconds + SAFETY_FLOOR` seconds, far later
+than a move that computes could take on a busy machine, so that the machine's load never decides
+a move. A sleeping agent is stopped at its seconds (its sleep is charged as CPU time); the net
+stops a move where no meter can be read."""
 
 MAX_STOPS = 2
 """Moves of one agent that may be stopped for time (CPU seconds, or the safety net) before its
@@ -106,6 +107,7 @@ class Choice:
     states: int = 0
     status: str = "moved"
     error: str = ""
+    seconds: float = field(default=0.0, compare=False)  # the time charged: never the same twice
 
 
 class Player:
@@ -310,7 +312,9 @@ class FunctionPlayer(Agent):
         if seed is not None:
             random.seed(seed)
         game = BudgetedGame(GAME, allowance.states)
-        return agent_choice(self.call(game, state, allowance), GAME.actions(state), allowance)
+        started = time.process_time()
+        choice = agent_choice(self.call(game, state, allowance), GAME.actions(state), allowance)
+        return replace(choice, seconds=round(time.process_time() - started, 4))
 
     def call(self, game: BudgetedGame, state: ConnectFourState, allowance: Allowance) -> Outcome:
         """One move's call of the function on `game`, as an `Outcome` with its states."""

@@ -5,13 +5,16 @@ The referee (`play_game`) plays one game from an opening between two `Player`s (
 
 - Each move has an `Allowance`: a budget of states generated through `game.result`
   (`DEFAULT_STATES` when grading), past which `result` raises `games.OutOfStates`, and CPU
-  seconds in the agent's own processes (`DEFAULT_SECONDS`) for what it computes besides. No
-  rule reads the wall clock, so a busy machine slows a game down but never changes it. A move
-  not returned within its allowance is forfeited: the agent let `OutOfStates` escape, or used
-  its CPU time (its process is stopped and started again for its next move), or slept past
-  the wall-clock safety net, far beyond the CPU time. The grader plays the legal column
-  nearest the centre instead, says so in `Move.note`, and the game goes on. After
-  `opponents.MAX_STOPS` moves stopped for time, an agent's later moves are forfeited unasked.
+  seconds in the agent's own processes (`DEFAULT_SECONDS`) for what it computes besides, its
+  time asleep or blocked included (`sandbox/cpu.py`). Time spent waiting for a CPU is never
+  charged, so a busy machine slows a game down but never changes it. A move not returned
+  within its allowance is forfeited: the agent let `OutOfStates` escape, or used its time
+  (its process is stopped and started again for its next move), or passed the wall-clock
+  safety net. The CPU it uses after returning a move, before it is held, is taken from its
+  next move, and its whole contest is bounded by every move's allowance added up. The grader
+  plays the legal column nearest the centre instead, says so in `Move.note`, and the game goes
+  on. After `opponents.MAX_STOPS` moves stopped for time, an agent's later moves are forfeited
+  unasked.
 - A player that crashes (raises, dies, or floods the grader) or returns anything but a legal
   column (an int 1..7 of a column that is not full: `True` is not 1, and a state is not a
   column) loses that game; the other games are still played.
@@ -50,12 +53,12 @@ Time: a game from a four-move opening leaves the agent at most 19 moves, and the
 most 6, 8, 5 and 5, so the contest has at most 24 * 19 + 24 + 60 = 540 agent moves; the
 reference plays about 330 (271 in games), which take about 10 s through the sandbox on a quiet
 2-core machine (`benchmarks/bench_contest.py`); an agent stuck in a loop costs `MAX_STOPS` (2)
-moves' CPU time, an agent asleep two safety nets.
+moves' time, and so does an agent asleep.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from autograder.contest.opponents import (
     AGENT_FUNCTION,
@@ -125,6 +128,7 @@ class Move:
     column: int
     states: int = 0
     note: str = ""
+    seconds: float = field(default=0.0, compare=False)  # the time charged, for the instructor
 
 
 @dataclass(frozen=True)
@@ -158,6 +162,8 @@ class PlayedGame:
         return {
             "opening": self.opening,
             "players": list(self.players),
+            # Without each move's seconds, which differ between two runs: the same games read
+            # the same (the time each agent used is summed in tournament.json's "usage").
             "moves": [[move.column, move.states, move.note] for move in self.moves],
             "winner": self.winner,
             "ended": self.ended,
@@ -208,11 +214,11 @@ def play_game(
 def _referee(choice: Choice, legal: list[int]) -> tuple[Move | None, str]:
     """The move a choice makes, or why it loses the game: (move, "") or (None, fault)."""
     if choice.status == "moved" and type(choice.column) is int and choice.column in legal:
-        return Move(choice.column, choice.states), ""
+        return Move(choice.column, choice.states, seconds=choice.seconds), ""
     if choice.status in ("forfeited", "stopped"):
         column = centre_first(legal)[0]
         note = f"forfeited: {choice.error}; the grader played column {column}"
-        return Move(column, choice.states, note), ""
+        return Move(column, choice.states, note, choice.seconds), ""
     if choice.status == "crashed":
         return None, f"crashed: {choice.error}"
     if choice.status == "illegal":

@@ -67,7 +67,7 @@ from rich.progress import MofNCompleteColumn, Progress
 from autograder import sandbox
 from autograder.contest import referee, swiss
 from autograder.contest.referee import PlayedGame
-from autograder.contest.student_agent import StudentAgent
+from autograder.contest.student_agent import StudentAgent, most_seconds
 from autograder.contest.tournament_files import leaderboard_csv, write_results  # noqa: F401
 from autograder.contest.workers import in_workers
 from autograder.grading.load import discover, load, unpacking
@@ -169,9 +169,11 @@ def check_entrant(entrant: Entrant, setup: Setup) -> Entrant:
 
 
 def play_match(match: Match, setup: Setup) -> list[PlayedGame]:
-    """Play a pair's games with each agent's process started once (in a worker)."""
+    """Play a pair's games with each agent's process started once (in a worker), each agent's
+    time bounded by its moves' allowances added up over the match."""
+    bound = most_seconds(list(match.openings) * 2, setup.allowance.seconds)
     agents = [
-        StudentAgent(entrant.name, list(entrant.cells), setup.view, setup.limits)
+        StudentAgent(entrant.name, list(entrant.cells), setup.view, setup.limits, bound)
         for entrant in (match.first, match.second)
     ]
     try:

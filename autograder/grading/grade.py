@@ -36,6 +36,8 @@ class Settings:
     max_bytes: int = MAX_BYTES
     move_seconds: float | None = None  # Assignment 5's CPU seconds per move (None: default)
     move_states: int | None = None  # Assignment 5's budget of states per move (None: default)
+    course_seed: int | None = None  # Assignment 5's suite of positions (None: the variable's,
+    # else the default course's; see `autograder.contest.positions.course_seed`)
 
     @property
     def plays_games(self) -> bool:

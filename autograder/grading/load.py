@@ -15,7 +15,7 @@ from pathlib import Path
 
 from autograder.grading import choice, downloads
 from autograder.grading.notebook_json import NotebookError, code_sources
-from autograder.grading.rules import FUNCTIONS
+from autograder.grading.rules import ASSIGNMENT_RULES, FUNCTIONS
 
 SUFFIXES = (".ipynb", ".py")
 MAX_BYTES = 20 * 1024 * 1024
@@ -60,7 +60,10 @@ class Discovery:
 
 
 def discover(
-    paths: list[Path], assignment: str | None = None, unpack: Path | None = None
+    paths: list[Path],
+    assignment: str | None = None,
+    unpack: Path | None = None,
+    student: str | None = None,
 ) -> Discovery:
     """Turn PATH arguments into submissions, one per student.
 
@@ -79,8 +82,21 @@ def discover(
     submission with a `problem` (the student's row says why it earned nothing), and links to
     folders are never followed. A student with several files gets one submission that
     `pick_one`s among them. Other files are listed as skipped, with the reason.
+
+    Who a path given alone belongs to: a file is named by its stem (a Canvas-like pattern in
+    its name claims no one), and a folder that is one student's (`one_students_folder`: a
+    repository, or a folder holding an assignment's notebook) is named by the folder, so that
+    her helper `zoe.py` is never graded as student zoe. `student` (`--student`) names the one
+    student every path belongs to.
     """
     found = downloads.Found()
+    if student is not None:
+        for path in map(Path, paths):
+            if path.is_dir() and not path.is_symlink():
+                downloads.add_student_folder(path, student, found)
+            else:
+                found.add(student, path)
+        return _submissions(found)
     for number, path in enumerate(map(Path, paths)):
         if not os.path.lexists(path):
             found.skipped.append((path, "no such file or folder"))
@@ -92,16 +108,34 @@ def discover(
             else:
                 downloads.add_zip(path, unpack / f"zip-{number}", found, MAX_BYTES)
         elif not path.is_dir():
-            known = downloads.identity(path)
-            found.add(known.lms_id if known else path.stem, path)
+            found.add(path.stem, path)
         elif (path / "submitted").is_dir():
             downloads.add_nbgrader(path / "submitted", found, assignment)
         elif path.name == "submitted":
             downloads.add_nbgrader(path, found, assignment)
         elif moodle := downloads.folder_identity(path.name):  # one Moodle student's folder
             downloads.add_student_folder(path, moodle.lms_id, found)
+        elif one_students_folder(path):
+            downloads.add_student_folder(path, path.resolve().name, found)
         else:
             downloads.add_class_folder(path, found)
+    return _submissions(found)
+
+
+def one_students_folder(folder: Path) -> bool:
+    """Whether `folder`, given alone, is one student's work rather than a class: a repository
+    (GitHub Classroom's clone, `.git` inside) or a folder holding an assignment's notebook
+    (`connect_four.ipynb`); a class folder holds its students' files or folders instead."""
+    if (folder / ".git").exists():
+        return True
+    try:
+        names = [entry.name for entry in os.scandir(folder) if entry.is_file(follow_symlinks=False)]
+    except OSError:
+        return False
+    return any(Path(name).stem.lower() in ASSIGNMENT_RULES for name in names)
+
+
+def _submissions(found: downloads.Found) -> Discovery:
     submissions = []
     for student, files in sorted(found.files.items()):
         if student in found.whole or len(files) == 1:

@@ -19,7 +19,12 @@ moves here as in the sandbox, and `nbgrader autograde` and `python -m autograder
 leans on the process or on more than the served game offers:
 
 - the CPU time is this whole process's (an interval timer, `ITIMER_PROF`), and a move that
-  passes it is interrupted rather than killed, so what the agent keeps between calls survives;
+  passes it is interrupted rather than killed; its sleep is charged as the sandbox charges it
+  (wall-clock time less the run-queue delay of `/proc/thread-self/schedstat`, checked by
+  `ITIMER_REAL`), and after a move stopped for time the agent's module-level data is put back
+  as it was before the first move, and its `random` seeded again, as the sandbox's restarted
+  process has them (`KernelAgent`); PYTHONHASHSEED is 0 on both roads (`nbgrader_config.py`
+  sets it for the kernels nbgrader starts);
 - the wrapped game is the real one: its states are `ConnectFourState`s, not tokens, and the
   kernel cannot stop a notebook from reaching around the wrapper (nbgrader's grading is not
   tamper-resistant).
@@ -27,8 +32,11 @@ leans on the process or on more than the served game offers:
 
 from __future__ import annotations
 
+import copy
+import os
 import signal
 import time
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -71,11 +79,80 @@ plays them all, so that its moves stopped for time count across the levels there
 
 class KernelAgent(FunctionPlayer):
     """The student's `connect_four_agent`, called in the kernel on a `BudgetedGame` of the real
-    `ConnectFour` as `FunctionPlayer` calls it, but interrupted when its CPU time is up; what
-    the call gave becomes a `Choice` as the sandbox's does (`opponents.agent_choice`)."""
+    `ConnectFour` as `FunctionPlayer` calls it, but interrupted when its time is up; what
+    the call gave becomes a `Choice` as the sandbox's does (`opponents.agent_choice`).
+
+    The sandbox kills a move stopped for time and starts the agent's process again, which runs
+    the notebook's cells afresh: here, the module-level data the agent's code reads is put back
+    as it was when the agent was first asked (`module_state`), and its `random` is seeded again
+    at its next move, so both roads play the same moves after a stop."""
+
+    def __init__(self, name: str, function: Callable[..., Any]) -> None:
+        super().__init__(name, function)
+        self.loaded = module_state(function)
 
     def call(self, game: BudgetedGame, state: ConnectFourState, allowance: Allowance) -> Outcome:
-        return call_within(self.function, game, state, allowance)
+        outcome = call_within(self.function, game, state, allowance)
+        if outcome.status == "timeout":
+            restore_module_state(self.function, self.loaded)
+            self.seeded = False  # the restarted process draws the game's numbers afresh
+        return outcome
+
+
+def module_state(function: Callable[..., Any]) -> tuple[dict, set]:
+    """Copies of the module-level data `function`'s code (and the functions it calls) reads,
+    and the names it reads that do not exist yet: what a fresh run of the cells would give."""
+    namespace = getattr(function, "__globals__", {})
+    names, seen, todo = set(), set(), [getattr(function, "__code__", None)]
+    while todo:
+        code = todo.pop()
+        if code is None or id(code) in seen:
+            continue
+        seen.add(id(code))
+        names.update(code.co_names)
+        todo += [const for const in code.co_consts if isinstance(const, types.CodeType)]
+        for name in code.co_names:
+            value = namespace.get(name)
+            if isinstance(value, types.FunctionType) and value.__globals__ is namespace:
+                todo.append(value.__code__)
+    kept, absent = {}, set()
+    for name in names:
+        if name not in namespace:
+            absent.add(name)
+            continue
+        value = namespace[name]
+        if isinstance(value, types.ModuleType | types.FunctionType | type):
+            continue
+        try:
+            kept[name] = copy.deepcopy(value)
+        except Exception:  # noqa: BLE001 - what cannot be copied is left as it is
+            continue
+    return kept, absent
+
+
+def restore_module_state(function: Callable[..., Any], loaded: tuple[dict, set]) -> None:
+    """Put back what `module_state` copied, and remove the names created since."""
+    namespace = getattr(function, "__globals__", None)
+    if namespace is None:
+        return
+    kept, absent = loaded
+    for name, value in kept.items():
+        try:
+            namespace[name] = copy.deepcopy(value)
+        except Exception:  # noqa: BLE001 - copied once, it copies again; if not, leave it
+            continue
+    for name in absent:
+        namespace.pop(name, None)
+
+
+def _waiting_seconds() -> float | None:
+    """This thread's run-queue delay so far (seconds runnable but waiting for a CPU), or None
+    where the kernel does not say."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as handle:
+            return int(handle.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def call_within(function: Callable[..., Any], game: BudgetedGame, state, allowance: Allowance):
@@ -88,8 +165,21 @@ def call_within(function: Callable[..., Any], game: BudgetedGame, state, allowan
         signal.SIGALRM: f"no answer within {allowance.safety_net:g} s (the call)",
     }
     stopped: list = []
+    started_wall, started_waiting = time.monotonic(), _waiting_seconds()
+    used = why[signal.SIGPROF]
 
     def ring(signum, frame):
+        if signum == signal.SIGALRM:
+            elapsed = time.monotonic() - started_wall
+            if elapsed < allowance.safety_net:
+                waiting = _waiting_seconds()
+                presence = elapsed - (waiting - started_waiting) if waiting is not None else 0.0
+                if presence < allowance.seconds:  # not yet: look again when it could be
+                    left = min(allowance.seconds - presence, allowance.safety_net - elapsed)
+                    signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+                    return
+                stopped.append(used)  # asleep or blocked as long as its seconds: its time
+                raise GradingTimeout()
         stopped.append(why[signum])
         raise GradingTimeout()
 
@@ -99,7 +189,10 @@ def call_within(function: Callable[..., Any], game: BudgetedGame, state, allowan
         previous = {}
     if previous:
         signal.setitimer(signal.ITIMER_PROF, allowance.seconds)
-        signal.setitimer(signal.ITIMER_REAL, allowance.safety_net)
+        # The sleep check first rings at the move's seconds (its presence cannot pass them
+        # sooner), then as often as it could have; the safety net stays the bound.
+        first = allowance.seconds if started_waiting is not None else allowance.safety_net
+        signal.setitimer(signal.ITIMER_REAL, min(first, allowance.safety_net))
     started = time.process_time()
     status, value, error = "raised", None, ""
     try:
@@ -174,6 +267,7 @@ def grade_contest_rule(
     rule earned nothing of its `points`.
     """
     namespace = globals() if namespace is None else namespace
+    _hash_seed_note()
     function = namespace.get(AGENT_FUNCTION)
     if not callable(function):
         raise AssertionError(
@@ -203,10 +297,23 @@ def grade_contest_rule(
     return rule.points
 
 
+NOTED: set = set()
+
+
+def _hash_seed_note() -> None:
+    """Say once if this kernel hashes strings otherwise than the grader's sandbox (seed 0)."""
+    if os.environ.get("PYTHONHASHSEED") != "0" and not NOTED:
+        NOTED.add("hash seed")
+        print(
+            "note: this kernel's PYTHONHASHSEED is not 0, the grader's: an agent that walks a "
+            "set of strings may play otherwise here (the course's nbgrader_config.py sets it)"
+        )
+
+
 def _tally(verdicts: tuple, rule_id: str) -> str:
     if rule_id == IN_TIME_RULE:
         return f"every move of {len(verdicts)} games legal and within its allowance"
+    if rule_id == POSITIONS_RULE:  # counts by phase: never which positions, nor their answers
+        return "; ".join(f"{verdict.instance}: {verdict.got}" for verdict in verdicts)
     kept = sum(verdict.passed for verdict in verdicts)
-    if rule_id == POSITIONS_RULE:
-        return f"{kept} of {len(verdicts)} positions kept their value"
     return f"{kept} of {len(verdicts)} games won"

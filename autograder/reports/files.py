@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from autograder.sandbox import Limits
 
 
+FILE_MODE, FOLDER_MODE = 0o600, 0o700
+"""What the grader's files and the folders it creates are: the instructor's alone."""
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Write `text` to `path` so that a reader sees the old file or the new one, never half."""
     _make_folder(path.parent)
@@ -33,7 +37,9 @@ def write_atomically(path: Path, text: str) -> None:
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            _hand_over(stream.fileno(), 0o644)  # mkstemp makes it 0600: the grader's only
+            # Private to the instructor: grades, feedback and the roster's names and e-mails
+            # must not be readable by the other users of a shared machine.
+            _hand_over(stream.fileno(), FILE_MODE)
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
@@ -44,7 +50,8 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 def _make_folder(folder: Path) -> None:
-    """Create `folder` and its missing parents, readable by the instructor (see `_hand_over`)."""
+    """Create `folder` and its missing parents, private to the instructor (see `_hand_over`);
+    a folder that exists already keeps its mode (the instructor chose it)."""
     missing = []
     while not folder.exists() and folder != folder.parent:
         missing.append(folder)
@@ -53,7 +60,7 @@ def _make_folder(folder: Path) -> None:
         created.mkdir(exist_ok=True)
         handle = os.open(created, os.O_RDONLY | os.O_DIRECTORY)
         try:
-            _hand_over(handle, 0o755)
+            _hand_over(handle, FOLDER_MODE)
         finally:
             os.close(handle)
 
@@ -115,7 +122,7 @@ def save_student(out: Path, record: GradeRecord, fingerprint: str, feedback: str
         shutil.copy2(results, kept)
         handle = os.open(kept, os.O_RDONLY)
         try:
-            _hand_over(handle, 0o644)
+            _hand_over(handle, FILE_MODE)
         finally:
             os.close(handle)
     write_atomically(folder / "feedback.html", feedback)
@@ -297,9 +304,10 @@ class OutputLock:
     """One grading run per output folder: a second one refuses with a clear message."""
 
     def __init__(self, out: Path) -> None:
-        out.mkdir(parents=True, exist_ok=True)
+        _make_folder(out)
         self.path = out / ".grading.lock"
-        self.handle = open(self.path, "a+")  # noqa: SIM115 - held for the whole run
+        descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, FILE_MODE)
+        self.handle = os.fdopen(descriptor, "a+")  # held for the whole run
 
     def __enter__(self) -> OutputLock:
         try:
@@ -330,17 +338,38 @@ def grading_stamp(
     max_mb: float,
     move_seconds: float | None = None,
     move_states: int | None = None,
+    course_seed: int | None = None,
 ) -> str:
     """What a saved result was graded under: the grader's code, the rules, the isolation and
-    the limits (with a contest's states and CPU time a move). A result is reused only under the
-    same stamp, or one with weaker isolation."""
+    the limits (with a contest's states and CPU time a move, and its course seed). A result is
+    reused only under the same stamp, or one with weaker isolation."""
     bounds = (
         f"timeout={limits.timeout:g},budget={limits.budget:g},memory={limits.memory_mb},"
         f"max_size={max_mb:g}"
         + (f",move={move_seconds:g}" if move_seconds else "")
         + (f",states={move_states}" if move_states else "")
+        + _course(rule_ids, course_seed)
     )
     return f"{fingerprint()}:{','.join(rule_ids)}|{isolation}|{bounds}"
+
+
+COURSE_SEED_VARIABLE = "AUTOGRADER_COURSE_SEED"
+"""Where the course seed is set when no option gives it (`autograder.contest.positions` reads
+the same variable)."""
+
+
+def _course(rule_ids: tuple[str, ...], course_seed: int | None) -> str:
+    """The stamp's part for the contest's suite of positions: its course seed ("" without it).
+
+    Raises:
+        SystemExit: the variable holds something other than a whole number.
+    """
+    if "agent_keeps_the_value" not in rule_ids:
+        return ""
+    text = str(course_seed) if course_seed is not None else os.environ.get(COURSE_SEED_VARIABLE, "")
+    if text.strip() and not text.strip().lstrip("-").isdigit():
+        raise SystemExit(f"grade: error: {COURSE_SEED_VARIABLE} is a whole number: {text!r}")
+    return f",course={text.strip() or 'default'}"
 
 
 def reusable(previous: str, current: str) -> bool:

@@ -1,29 +1,62 @@
-"""The CPU time a submission's processes have used: what caps a contest move, not the wall clock.
+"""The time a submission's move uses: what caps a contest move, not the wall clock.
 
-A contest move's `seconds` are CPU seconds of the agent's own processes, so a busy machine
-slows a move down without changing it. Jailed, the kernel counts them for us: the submission's
-cpuacct cgroup holds every process it starts (`cpuacct.usage`, in nanoseconds). Without that
-cgroup, the processes descended from the submission's first one are found in /proc and their
-user and system times added up (a process that left the tree, or has ended unwaited, is no
-longer counted: the wall-clock safety net still stops it). Elsewhere there is no meter.
+A contest move's `seconds` are the agent's own time. That is its CPU time (every process of the
+submission) and, as well, the time its calling thread spends neither running nor waiting for a
+CPU: asleep or blocked, other than on the grader's replies. So an agent that sleeps is charged
+its sleep however the machine is loaded, and an honest agent on a busy machine is charged only
+its CPU. The kernel tells the two kinds of waiting apart: `/proc/<tid>/schedstat` gives a task's
+time on a CPU and its time runnable but waiting for one (the run-queue delay).
+
+    presence = wall - the agent thread's run-queue delay - the grader thread's busy time
+    charged  = max(CPU time of the submission, presence)
+
+The grader's thread is busy (running or waiting for a CPU) only while it answers the agent
+(serving a state, reading this meter): while the agent computes or sleeps, the grader blocks in
+`select`. Threads or processes that compute in parallel are paid by their CPU time.
+
+CPU time: jailed, the submission's cpuacct cgroup holds every process it starts
+(`cpuacct.usage`, in nanoseconds). Without that cgroup, the processes descended from the
+submission's first one are found in /proc and their user and system times added up (a process
+that left the tree, or has ended unwaited, is no longer counted: the wall-clock safety net still
+stops it). Elsewhere there is no meter.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 CHECK_EVERY = 0.05
-"""Wall-clock seconds between two readings while a move runs: a move that passes its CPU time
-is stopped at most this much later (in wall time) than when it passed it."""
+"""Wall-clock seconds between two readings while a move runs: a move that passes its time is
+stopped at most this much later (in wall time) than when it passed it."""
 
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
+JAIL_DEPTH = 2
+"""Generations between a jailed submission's first process and the one that runs its code:
+the process the grader started forks the namespace's init, which forks the submission
+(`jail.py`)."""
+
 
 def cpu_meter(pid: int, cgroups: list[str]) -> Callable[[], float] | None:
-    """A function giving the CPU seconds the submission (first process `pid`, in `cgroups`)
-    has used so far, or None where they cannot be read."""
+    """A function giving the seconds the submission (first process `pid`, in `cgroups`) has
+    used so far, sleeping included (see the module's docstring), or None where its CPU time
+    cannot be read. Its readings grow from the moment it is made; read it from one thread."""
+    cpu = cpu_seconds_meter(pid, cgroups)
+    if cpu is None:
+        return None
+    agent = agent_thread(pid, JAIL_DEPTH if cgroups else 0)
+    grader = f"/proc/self/task/{threading.get_native_id()}/schedstat"
+    if agent is None or schedstat(grader) is None:
+        return cpu  # no scheduler statistics here: CPU time alone
+    return PresenceMeter(cpu, agent, grader)
+
+
+def cpu_seconds_meter(pid: int, cgroups: list[str]) -> Callable[[], float] | None:
+    """A function giving the CPU seconds the submission has used so far, or None."""
     for directory in cgroups:
         usage = Path(directory, "cpuacct.usage")
         if usage.exists():
@@ -31,6 +64,67 @@ def cpu_meter(pid: int, cgroups: list[str]) -> Callable[[], float] | None:
     if Path("/proc", str(pid), "stat").exists():
         return lambda: _tree_seconds(pid)
     return None
+
+
+class PresenceMeter:
+    """CPU time, or the agent thread's presence if that is more (see the module's docstring)."""
+
+    def __init__(self, cpu: Callable[[], float], agent: str, grader: str) -> None:
+        self.cpu, self.agent, self.grader = cpu, agent, grader
+        self.first_cpu = cpu()
+        self.first = self._clocks()
+
+    def _clocks(self) -> tuple[float, float, float]:
+        agent = schedstat(self.agent) or (0, 0)
+        grader = schedstat(self.grader) or (0, 0)
+        return time.monotonic(), agent[1], grader[0] + grader[1]
+
+    def __call__(self) -> float:
+        cpu = self.cpu()
+        wall, agent_waiting, grader_busy = self._clocks()
+        presence = (
+            (wall - self.first[0]) - (agent_waiting - self.first[1]) - (grader_busy - self.first[2])
+        )
+        return self.first_cpu + max(cpu - self.first_cpu, presence)
+
+
+def schedstat(path: str) -> tuple[float, float] | None:
+    """(seconds on a CPU, seconds runnable but waiting for one) of a task, or None."""
+    try:
+        with open(path, "rb") as handle:
+            fields = handle.read().split()
+        return int(fields[0]) / 1e9, int(fields[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def agent_thread(pid: int, depth: int) -> str | None:
+    """The schedstat file of the thread that runs the submission's code: the main thread of
+    the process `depth` generations below `pid` (following its first child), or None."""
+    for _ in range(depth):
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children", "rb") as handle:
+                children = handle.read().split()
+        except OSError:
+            children = [str(child).encode() for child in _children_from_stat(pid)]
+        if not children:
+            return None
+        pid = int(children[0])
+    path = f"/proc/{pid}/task/{pid}/schedstat"
+    return path if schedstat(path) is not None else None
+
+
+def _children_from_stat(pid: int) -> list[int]:
+    children = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                    if int(handle.read().rsplit(b")", 1)[1].split()[1]) == pid:
+                        children.append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+    return sorted(children)
 
 
 def _tree_seconds(pid: int) -> float:
