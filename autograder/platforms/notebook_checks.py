@@ -18,7 +18,6 @@ state in every call of a run.
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import traceback
 from dataclasses import replace
@@ -35,6 +34,7 @@ from autograder.grading.judge import (
 )
 from autograder.grading.plain import plain
 from games import MAX, RecordingGame
+from games.deadline import time_limit
 
 CALL_TIMEOUT = 10.0
 """Seconds each graded call may take, as the autograder's default `--timeout`."""
@@ -134,24 +134,18 @@ def where(exception: BaseException) -> str:
 
 
 def _start_alarm(timeout: float | None):
+    """Start `timeout`'s limit on the call (none if it is None): a timer signal where there is
+    one, a hook the interpreter calls where not (Pyodide in a browser, threads)."""
     if not timeout:
         return None
-
-    def ring(signum, frame):
-        raise GradingTimeout()
-
-    try:
-        previous = signal.signal(signal.SIGALRM, ring)
-    except (ValueError, AttributeError, OSError):  # not the main thread, or no SIGALRM
-        return None
-    signal.setitimer(signal.ITIMER_REAL, timeout)
-    return (previous,)
+    alarm = time_limit(timeout, GradingTimeout)
+    alarm.__enter__()
+    return alarm
 
 
 def _stop_alarm(alarm) -> None:
     if alarm is not None:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, alarm[0])
+        alarm.__exit__(None, None, None)
 
 
 # -- the hidden tests --------------------------------------------------------------------------
