@@ -187,6 +187,29 @@ def kernel_settings(flavour: str, lock_url: str | None) -> dict:
     return settings
 
 
+def kernel_extension() -> Path:
+    """The Pyodide kernel's JupyterLab extension, as jupyterlite-pyodide-kernel installed it."""
+    from jupyter_core.paths import jupyter_path
+
+    for folder in jupyter_path("labextensions"):
+        found = Path(folder) / "@jupyterlite" / "pyodide-kernel-extension"
+        if (found / "package.json").exists():
+            return found
+    sys.exit("no Pyodide kernel extension: pip install -e '.[browser]'")
+
+
+def build_config() -> dict:
+    """JupyterLite's build settings: assignments/browser/jupyter_lite_config.json, and the
+    Pyodide kernel as the only extension (not every one this environment has, nbgrader's say,
+    whose menus would call a server the site does not have)."""
+    config = json.loads((CONFIG / "jupyter_lite_config.json").read_text(encoding="utf-8"))
+    config["LiteBuildConfig"] |= {
+        "ignore_sys_prefix": True,
+        "federated_extensions": [str(kernel_extension())],
+    }
+    return config
+
+
 def start_page(flavour: str) -> str:
     """The site's first page, with a link that opens each assignment."""
     items = "\n".join(
@@ -219,7 +242,7 @@ def build(flavour: str, out: Path, cache: Path) -> None:
         for name in ASSIGNMENTS:
             shutil.copy2(ROOT / "games" / "notebooks" / f"{name}.ipynb", files)
         shutil.copy2(CONFIG / "START_HERE.md", files)
-        shutil.copy2(CONFIG / "jupyter_lite_config.json", lite)
+        (lite / "jupyter_lite_config.json").write_text(json.dumps(build_config()), "utf-8")
         settings = {"litePluginSettings": {KERNEL_PLUGIN: kernel_settings(flavour, lock_url)}}
         settings["appName"] = "Adversarial search"
         (lite / "jupyter-lite.json").write_text(
