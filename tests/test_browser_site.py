@@ -19,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +36,9 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 PAGE_SECONDS = 400  # a notebook run: 25-45 s on a busy machine; a safety net, not a target
+DRAW = "from games import draw_tree; draw_tree(GameTree([[3, 5], [2, 9]]))"
+SVG_OUTPUT = '.jp-OutputArea-output[data-mime-type="image/svg+xml"] img'
+"""JupyterLab shows an SVG output as an image of its text."""
 STORAGE = """
 const [name, value, done] = [arguments[0], arguments[1], arguments[arguments.length - 1]];
 const request = indexedDB.open("JupyterLite Storage - /");
@@ -192,17 +196,11 @@ def test_a_notebook_answered_in_the_browser_passes_draws_and_grades_as_in_jupyte
     printed = "\n".join(text for _, text in outputs(browser))
     assert "ok  " in printed and "NotImplementedError" not in printed
     # a cell of the student's own: a tree drawn without matplotlib is the SVG drawing
-    menu(browser, "Edit", "Select All Cells")
     ActionChains(browser).send_keys(Keys.ESCAPE).send_keys("b").perform()  # a new last cell
-    ActionChains(browser).send_keys(Keys.ENTER).perform()
-    ActionChains(browser).send_keys(
-        "from games import draw_tree; draw_tree(GameTree([[3, 5], [2, 9]]))"
-    ).perform()
+    ActionChains(browser).send_keys(Keys.ENTER).send_keys(DRAW).perform()
     ActionChains(browser).key_down(Keys.SHIFT).send_keys(Keys.ENTER).key_up(Keys.SHIFT).perform()
-    drawing = wait_for(
-        lambda: browser.find_elements(By.CSS_SELECTOR, '[data-mime-type="image/svg+xml"] svg')
-    )
-    assert 'class="node max' in drawing[0].get_attribute("outerHTML")
+    shown = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, SVG_OUTPUT), 120)
+    assert 'class="node max' in urllib.parse.unquote(shown[0].get_attribute("src"))
     save(browser)
     handed_in = tmp_path / "browser" / "minimax.ipynb"
     handed_in.parent.mkdir()
