@@ -168,6 +168,26 @@ def test_each_released_notebook_opens_and_runs_with_no_error_output(
     assert "not written yet" in printed or "raises NotImplementedError" in printed
 
 
+def stored_model(name: str, notebook: nbformat.NotebookNode) -> dict:
+    """A notebook as JupyterLite keeps it in the browser's storage (what a save writes)."""
+    text = nbformat.writes(notebook)
+    now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+    return {
+        "name": name,
+        "path": name,
+        "type": "notebook",
+        "format": "json",
+        "mimetype": "application/x-ipynb+json",
+        "content": json.loads(text),
+        "size": len(text),
+        "writable": True,
+        "created": now,
+        "last_modified": now,
+        "hash": None,
+        "hash_algorithm": None,
+    }
+
+
 def grades(notebook: Path, out: Path) -> list[dict]:
     """The grade rows `python -m autograder grade` writes for `notebook`."""
     subprocess.run(
@@ -183,13 +203,10 @@ def grades(notebook: Path, out: Path) -> list[dict]:
 def test_a_notebook_answered_in_the_browser_passes_draws_and_grades_as_in_jupyter(
     browser, base_url: str, tmp_path: Path
 ) -> None:
-    open_notebook(browser, base_url, "minimax.ipynb")
-    save(browser)  # the storage now holds a model to copy
-    model = stored(browser, "minimax.ipynb")
+    open_notebook(browser, base_url, "minimax.ipynb")  # JupyterLite's storage now exists
     answers = answered("minimax")
     name = "minimax_answers.ipynb"
-    model |= {"name": name, "path": name, "content": json.loads(nbformat.writes(answers))}
-    browser.execute_async_script(STORAGE, name, json.dumps(model))
+    browser.execute_async_script(STORAGE, name, json.dumps(stored_model(name, answers)))
     open_notebook(browser, base_url, name)
     run_all(browser)
     assert errors(browser) == []
