@@ -237,8 +237,8 @@ def build(flavour: str, out: Path, cache: Path) -> None:
         lock_url = None
         if flavour == "offline":
             offline_pyodide(lite / "static", cache, version, games)
-        else:
-            lock_url = published_lock(lite / "static", cache, version, games)
+        else:  # written into the site after the build, which copies only static/pyodide
+            lock_url = published_lock(work / "static", cache, version, games)
         for name in ASSIGNMENTS:
             shutil.copy2(ROOT / "games" / "notebooks" / f"{name}.ipynb", files)
         shutil.copy2(CONFIG / "START_HERE.md", files)
@@ -253,6 +253,8 @@ def build(flavour: str, out: Path, cache: Path) -> None:
             shutil.rmtree(out)
         run([sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", str(lite),
              "--contents", str(files), "--output-dir", str(out.resolve())], cwd=lite)  # fmt: skip
+        if flavour == "published":
+            shutil.copytree(work / "static", out / "static", dirs_exist_ok=True)
     (out / "index.html").write_text(start_page(flavour), encoding="utf-8")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import hashlib
 import http.server
 import importlib.util
 import json
@@ -35,6 +36,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
+KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 PAGE_SECONDS = 400  # a notebook run: 25-45 s on a busy machine; a safety net, not a target
 DRAW = "from games import draw_tree; draw_tree(GameTree([[3, 5], [2, 9]]))"
 SVG_OUTPUT = '.jp-OutputArea-output[data-mime-type="image/svg+xml"] img'
@@ -232,3 +234,18 @@ def test_a_notebook_answered_in_the_browser_passes_draws_and_grades_as_in_jupyte
     )
     assert in_browser == in_jupyter
     assert [(row["score"], row["max_score"]) for row in in_browser] == [("25", "25")]
+
+
+def test_the_offline_site_holds_every_package_it_loads_with_its_hash(site: Path) -> None:
+    lock_path = site / "static" / "pyodide" / "pyodide-lock.json"
+    packages = json.loads(lock_path.read_text(encoding="utf-8"))["packages"]
+    assert {"games", "micropip", "ipython", "comm", "jedi"} <= set(packages)
+    for entry in packages.values():
+        wheel = lock_path.parent / entry["file_name"]  # a name beside the lock, never a URL
+        assert hashlib.sha256(wheel.read_bytes()).hexdigest() == entry["sha256"]
+    config = json.loads((site / "jupyter-lite.json").read_text(encoding="utf-8"))
+    kernel = config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]
+    assert kernel["disablePyPIFallback"] is True
+    assert kernel["loadPyodideOptions"]["packages"] == ["games"]
+    extensions = config["jupyter-config-data"]["federated_extensions"]
+    assert [extension["name"] for extension in extensions] == [KERNEL_PLUGIN.split(":")[0]]
