@@ -114,6 +114,9 @@ def test_draw_tree_without_matplotlib_returns_the_svg_drawing(
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
+    drawing_module = sys.modules["games.drawing"]
+    drawing_module._figure_class.cache_clear()  # an earlier test may have found matplotlib
+    monkeypatch.setattr(drawing_module, "_figure_class", drawing_module._figure_class.__wrapped__)
     tree = GameTree([[3, 12, 8], [2, 4, 6]])
     drawing = draw_tree(tree, visited={(0,), (0, 0)}, title="pruned")
     assert drawing._repr_svg_() == tree_svg(tree, visited={(0,), (0, 0)}, title="pruned")
