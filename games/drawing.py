@@ -2,6 +2,8 @@
 
 `draw_tree` makes a matplotlib figure; `tree_svg` writes the same picture as SVG text without
 matplotlib, for the grader, which draws in every worker and should not pay for importing it.
+Where matplotlib is missing (the offline browser course), `draw_tree` returns that SVG picture
+as an `SvgDrawing`, which a notebook shows as it would show the figure.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import base64
 import functools
 import html
 import io
+import os
 import sys
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -23,7 +26,7 @@ if TYPE_CHECKING:  # matplotlib is imported only when a tree is drawn
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["draw_tree", "figure_to_data_uri", "figure_to_svg", "tree_svg"]
+__all__ = ["SvgDrawing", "draw_tree", "figure_to_data_uri", "figure_to_svg", "tree_svg"]
 
 # Colours: (marker fill, marker edge, edge line and text colour) for each kind of node.
 VISITED = ("#bcd7ec", "#1f3b57", "#333333")
@@ -112,7 +115,7 @@ def draw_tree(
     compare_visited: Collection[Path] | None = None,
     title: str | None = None,
     ax: Axes | None = None,
-) -> Figure:
+) -> Figure | SvgDrawing:
     """Draw an explicit game tree top-down and return the matplotlib figure.
 
     MAX nodes are upward triangles, MIN nodes downward triangles and leaves squares showing
@@ -134,7 +137,9 @@ def draw_tree(
         ax: draw into these axes instead of a new figure.
 
     The figure is made without pyplot, so no display is needed; save it with
-    `fig.savefig(...)`, `figure_to_svg(fig)` or `figure_to_data_uri(fig)`.
+    `fig.savefig(...)`, `figure_to_svg(fig)` or `figure_to_data_uri(fig)`. Without matplotlib
+    (and without `ax`) it returns the same picture as an `SvgDrawing` (`tree_svg`'s text),
+    which a notebook shows and `savefig` writes as SVG.
 
     Example, alpha-beta on the textbook tree:
 
@@ -149,12 +154,17 @@ def draw_tree(
     >>> figure_to_data_uri(fig).startswith("data:image/png;base64,")
     True
     """
+    if ax is None:
+        try:
+            figure_class = _figure_class()
+        except ImportError:  # no matplotlib (Pyodide offline): the SVG drawing instead
+            return SvgDrawing(tree_svg(game, visited, values, compare_visited, title))
     picture = _picture(game, visited, values, compare_visited)
     positions, styles = picture.positions, picture.styles
     if ax is None:
         width = max(4.0, INCHES_PER_LEAF * len(picture.leaf_xs) + 1.0)
         height = max(2.5, INCHES_PER_LEVEL * picture.depth + 1.8)
-        ax = _figure_class()(figsize=(width, height), layout="constrained").add_subplot()
+        ax = figure_class(figsize=(width, height), layout="constrained").add_subplot()
     for path, (x, y) in positions.items():
         if path:  # the edge from the parent, dashed when the search never generated the node
             dashed = path not in picture.visited
@@ -240,6 +250,31 @@ def tree_svg(
     )
     parts += [*legend, "</g>", "</svg>"]
     return "\n".join(parts) + "\n"
+
+
+@dataclass(frozen=True)
+class SvgDrawing:
+    """What `draw_tree` returns without matplotlib: `tree_svg`'s picture, shown by a notebook."""
+
+    svg: str
+
+    def _repr_svg_(self) -> str:
+        return self.svg
+
+    def savefig(self, fname, format: str | None = None, **_: object) -> None:  # noqa: A002
+        """Write the SVG to a path or a file object, as a figure's `savefig` would; only SVG."""
+        if format not in (None, "svg") or (format is None and str(fname).endswith(".png")):
+            raise ValueError(
+                "without matplotlib a tree drawing is SVG only: pip install matplotlib for "
+                f"{format or 'png'}"
+            )
+        if isinstance(fname, str | os.PathLike):
+            with open(fname, "w", encoding="utf-8") as file:
+                file.write(self.svg)
+        elif isinstance(fname, io.TextIOBase):
+            fname.write(self.svg)
+        else:  # a binary file object
+            fname.write(self.svg.encode("utf-8"))
 
 
 def figure_to_svg(fig: Figure) -> str:

@@ -71,9 +71,7 @@ def alphabeta_context() -> dict[str, Any]:
     """Assignment 2: as Assignment 1, and the pruning slack the grader allows."""
     return {
         "slack": f"{PRUNING_SLACK:g}",
-        "setup": setup_source(
-            modules=("import matplotlib.pyplot as plt",), games=("ordered_tree", "random_tree")
-        ),
+        "setup": setup_source(games=("ordered_tree", "random_tree")),
         "alphabeta_value": solution_source(alphabeta.alphabeta_value),
         "check_alphabeta_value": function_checks("alphabeta_value", run=True),
         "require_a_move": given_source(minimax._require_a_move),

@@ -78,9 +78,11 @@ def setup_source(
     `modules` are extra `import x` lines, `froms` extra `from x import y` lines of the standard
     library, `games` extra names of the `games` package.
     """
-    standard = sorted({"import math", "import signal", *modules}) + sorted(froms)
-    plotting = [line for line in standard if "matplotlib" in line]
-    standard = [line for line in standard if "matplotlib" not in line]
+    standard = sorted({"import math", *modules}) + sorted(froms)
+    if any("matplotlib" in line for line in standard):
+        # The browser course has no matplotlib offline: a set-up cell that imported it would
+        # fail there, and every check after it with it. A plotting cell imports it itself.
+        raise ValueError("a set-up cell must not import matplotlib; import it where it plots")
     names = ", ".join(sorted({*GAMES_NAMES, *games}, key=lambda n: (not n.isupper(), n)))
     course = [
         f"from games import {names}"
@@ -90,7 +92,7 @@ def setup_source(
     ]
     if "Evaluation" in after or "LINES" in after:
         course.append("from games.tictactoe import EMPTY, LINES, winner")
-    blocks = ["\n".join(standard), "\n".join(plotting), "\n".join(course)]
+    blocks = ["\n".join(standard), "\n".join(course)]
     imports = "\n\n".join(block for block in blocks if block)
     source = nbgrader_export.self_check_helpers_source(imports)
     return source + ("\n\n" + after.strip("\n") + "\n" if after else "")

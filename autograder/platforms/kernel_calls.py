@@ -11,7 +11,6 @@ finds it.
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import traceback
 
@@ -19,6 +18,7 @@ import games
 from autograder.grading.judge import Outcome
 from autograder.grading.plain import plain
 from games import RecordingGame
+from games.deadline import time_limit
 
 NOT_A_STATE = (
     "{!r} is not a state of this game: states come only from game.initial_state(), the state "
@@ -173,24 +173,15 @@ def where(exception: BaseException) -> str:
 
 
 def _start_alarm(timeout: float | None):
+    """Start `timeout`'s limit on the call (none if it is None): a timer signal where there is
+    one, a hook the interpreter calls where not (Pyodide in a browser, threads)."""
     if not timeout:
         return None
-
-    def ring(signum, frame):
-        raise GradingTimeout()
-
-    try:
-        previous = signal.signal(signal.SIGALRM, ring)
-    except (ValueError, AttributeError, OSError):  # not the main thread, or no SIGALRM
-        return None
-    signal.setitimer(signal.ITIMER_REAL, timeout)
-    return (previous,)
+    alarm = time_limit(timeout, GradingTimeout)
+    alarm.__enter__()
+    return alarm
 
 
 def _stop_alarm(alarm) -> None:
     if alarm is not None:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, alarm[0])
-
-
-# -- the hidden tests --------------------------------------------------------------------------
+        alarm.__exit__(None, None, None)

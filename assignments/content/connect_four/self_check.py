@@ -1,27 +1,14 @@
 def one_move(agent, game, state, states=STATES):
     """Call `agent` for one move in `state` on a BudgetedGame of `states` states, as the grader
     does; stop it (AssertionError) once it has used SECONDS of CPU time."""
-
-    def stop(signum, frame):
-        raise GradingTimeout()
-
     try:
-        previous = signal.signal(signal.SIGPROF, stop)
-    except ValueError:  # not the main thread: no timer, the CPU time is checked afterwards
-        previous = None
-    else:
-        signal.setitimer(signal.ITIMER_PROF, SECONDS)
-    try:
-        return agent(BudgetedGame(game, states), state, SECONDS)
+        with time_limit(SECONDS, GradingTimeout, cpu=True):
+            return agent(BudgetedGame(game, states), state, SECONDS)
     except GradingTimeout:
         raise AssertionError(
             f"your agent computed for more than {SECONDS:g} s of CPU time on one move, and the "
             "grader would forfeit it: an endless loop, or a loop that never asks game.result?"
         ) from None
-    finally:
-        if previous is not None:
-            signal.setitimer(signal.ITIMER_PROF, 0)
-            signal.signal(signal.SIGPROF, previous)
 
 
 def check_connect_four_agent(agent):
