@@ -10,6 +10,7 @@ runs once in the suite.
 from __future__ import annotations
 
 import functools
+import os
 import subprocess
 import sys
 import tempfile
@@ -40,5 +41,10 @@ def built_site() -> Site:
         "-d", str(out / "doctrees"), "-D", "nb_execution_mode=force",
         str(DOCS), str(out / "html"),
     ]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_SECONDS, cwd=ROOT)
+    # The lectures' kernels inherit this environment: a backend another test chose for itself
+    # (tests/test_drawing.py sets MPLBACKEND=Agg) would keep their figures off the pages.
+    env = {name: value for name, value in os.environ.items() if name != "MPLBACKEND"}
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=BUILD_SECONDS, cwd=ROOT, env=env
+    )
     return Site(out / "html", out / "jupyter_execute", done.returncode, done.stdout + done.stderr)

@@ -30,6 +30,7 @@ import pytest
 from autograder.cli import main
 from autograder.grading.reference import reference_source
 from autograder.platforms import gradescope
+from autograder.reports.diagnoses import cell_failed
 from autograder.sandbox import Limits, StudentProcess, build_import_view
 from games import GameTree
 
@@ -184,6 +185,7 @@ WITHOUT_NAMESPACES = """
 import dataclasses, json, sys
 from pathlib import Path
 from autograder.platforms import gradescope
+from autograder.reports.diagnoses import cell_failed
 # Docker's default profile: no namespaces. The installed reference's hiding is tested with the
 # jail; here it would chmod this machine's own site-packages.
 gradescope.jail_support = lambda: (False, "namespaces are forbidden in this container")
@@ -390,7 +392,12 @@ def _plain(record) -> list[str]:
     kept = [
         "\n".join(line for line in t["output"].splitlines() if line[:4] != "    ") for t in tests
     ]
-    return ["\n".join([f"status: {record.status}", *record.messages]), *kept]
+    causes = [message for message in record.messages if cell_failed(message)]
+    top = [f"status: {record.status}", *(m for m in record.messages if m not in causes)]
+    if causes:  # the cause before its effects, said once
+        said = "First fix this: a cell of your notebook did not run, so what it defines is missing"
+        top = [said, *causes, "", *top]
+    return ["\n".join(top), *kept]
 
 
 @pytest.mark.parametrize("chosen", ["html", "markdown"])

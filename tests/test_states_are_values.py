@@ -26,7 +26,7 @@ from autograder.grading.load import Submission, load
 from autograder.grading.records import GradeRecord
 from autograder.grading.reference import reference_source
 from autograder.grading.rules import rule, rules
-from autograder.platforms import notebook_checks
+from autograder.platforms import kernel_calls, notebook_checks
 from autograder.platforms.nbgrader_export import grade_id
 from autograder.reports.diagnoses import diagnosed
 from autograder.sandbox import Limits, StudentProcess, build_import_view
@@ -413,8 +413,8 @@ def test_the_sandbox_and_the_kernel_count_a_table_kept_between_calls_alike(
 ) -> None:
     """Call by call, the same states and the same positions carried over; a position searched
     in an earlier call generates nothing the second time, and loses the pruning instance."""
-    monkeypatch.setattr(notebook_checks, "EXPANDED_STATES", set())
-    monkeypatch.setattr(notebook_checks, "EXPANDED_ROOTS", {})
+    monkeypatch.setattr(kernel_calls, "EXPANDED_STATES", set())
+    monkeypatch.setattr(kernel_calls, "EXPANDED_ROOTS", {})
     source = "import math\nfrom games import MAX\n" + EXACT_ACROSS_CALLS
     instances = rule("alphabeta_pruning").groups[2].instances
     instances = [*instances, instances[0]]  # the first position, asked again

@@ -326,7 +326,8 @@ def gradescope_results(record: GradeRecord, page: str, details: str, output_form
     results = files.results_json(record, fingerprint="gradescope")
     causes = [message for message in record.messages if cell_failed(message)]
     if causes:  # the cause before its effects: a cell that did not run, then the rest
-        rest = [line for line in results["output"].splitlines() if line not in causes]
+        # by message, not by line: a message can hold several lines (an exception's own text)
+        rest = [f"status: {record.status}", *(m for m in record.messages if m not in causes)]
         said = "First fix this: a cell of your notebook did not run, so what it defines is missing"
         results["output"] = "\n".join([said, *causes, "", *rest])
     for test, rule in zip(results["tests"], record.rules, strict=True):
