@@ -51,7 +51,8 @@ EXAMPLE_STUDENTS = {
     # wendy reads game.board and draws equal moves at random, trent is stopped for CPU time;
     # most levels pay a share, which the hidden cells give as nbgrader's partial credit).
     # dan_strict_cutoff is left out: his agent is bob's fixed-depth search one ply deeper, the
-    # same code through both graders at a seventh of the fixture's contest time
+    # same code through both graders (about 4 s a grader for bob; alice, trent and wendy are
+    # the fixture's cost, 13-20 s each in nbgrader and 25-40 s each in the autograder)
     "connect_four": (
         "alice_correct",
         "bob_last_ties",
