@@ -152,7 +152,7 @@ def test_a_self_check_blames_the_value_function_a_right_decision_picks_by() -> N
             namespace["minimax_decision"], "the classic tree", tree, (), (0,), [3, 2, 2]
         )
     message = str(failed.value)
-    assert "your minimax_decision picks the best action by your minimax_value" in message
+    assert "your decision is right for the values minimax_value returns; fix minimax_value" in message
     assert "{0: 12, 1: 6, 2: 14}, where their values are {0: 3, 1: 2, 2: 2}" in message
     assert "max/min" not in message
 

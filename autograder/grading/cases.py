@@ -9,7 +9,7 @@ the reference generates on a small tree) is kept in a `Reference`.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 
@@ -19,7 +19,13 @@ from autograder.grading.judge import PRUNING_SLACK, Case, Outcome, Verdict, judg
 from autograder.grading.mistakes import mistake
 from autograder.grading.plain import decode
 from autograder.grading.rules import Group, Rule, rules
-from autograder.grading.together import ROOT_FORM, judge_counts_together, judge_together
+from autograder.grading.together import (
+    ROOT_FORM,
+    judge_counts_together,
+    judge_decisions,
+    judge_together,
+    own_scores,
+)
 from autograder.sandbox import CallOutcome
 from games import MAX, CountingGame, RecordingGame
 from solutions import alphabeta_decision, alphabeta_value, depth_limited_value
@@ -281,15 +287,19 @@ def judge_group(rule: Rule, group: Group, outcomes: dict) -> list[Verdict]:
     return verdicts
 
 
-def judge_rule(rule: Rule, outcomes: dict) -> tuple[str, list[list[Verdict]]]:
+def judge_rule(
+    rule: Rule, outcomes: dict, own: Mapping | None = None
+) -> tuple[str, list[list[Verdict]]]:
     """Judge every group of `rule`, then each function's instances together: the diagnosis of
     each function whose failed answers one mistake explains (a line each; "" if none), and each
-    group's verdicts with hints that name only the mistakes no instance rules out. A pruning
-    rule's state counts are then judged together too (see `_counts_together`)."""
+    group's verdicts with hints that name only the mistakes no instance rules out. A wrong
+    decision is first weighed against the student's own value function: `own` holds, by
+    (decision, case key), that function's calls on the root's children (`own_values_calls`).
+    A pruning rule's state counts are then judged together too (see `_counts_together`)."""
     groups = [judge_group(rule, group, outcomes) for group in rule.groups]
     said, judged = [], {}
     for function in dict.fromkeys(group.function for group in rule.groups):
-        places, calls = [], []
+        places, calls, scores = [], [], []
         for number, group in enumerate(rule.groups):
             if group.function != function:
                 continue
@@ -297,10 +307,13 @@ def judge_rule(rule: Rule, outcomes: dict) -> tuple[str, list[list[Verdict]]]:
                 found = reference(function, instance).case
                 places.append((number, index))
                 calls.append((found, outcome_of(outcomes[(function, found.key)])))
+                children = (own or {}).get((function, found.key))
+                scores.append(_scores(instance, children) if children else None)
         verdicts = [groups[number][index] for number, index in places]
-        header, verdicts = judge_together(
-            function, _with(calls, verdicts), function.endswith("_decision")
-        )
+        if function.endswith("_decision"):
+            header, verdicts = judge_decisions(function, _with(calls, verdicts), scores)
+        else:
+            header, verdicts = judge_together(function, _with(calls, verdicts), False)
         said += [header] if header else []
         judged[function] = (places, calls, verdicts, bool(header))
     if rule.kind == "pruning":
@@ -309,6 +322,15 @@ def judge_rule(rule: Rule, outcomes: dict) -> tuple[str, list[list[Verdict]]]:
         for (number, index), verdict in zip(places, verdicts, strict=True):
             groups[number][index] = verdict
     return "\n".join(said), groups
+
+
+def _scores(instance: Instance, children: tuple) -> list | None:
+    """The student's own values of `instance`'s root children (at a max-n node, the mover's
+    component), from the calls of its value function on them."""
+    mover = instance.game.to_move(instance.state)
+    return own_scores(
+        [outcome_of(call) for call in children], mover if type(mover) is int else None
+    )
 
 
 def _with(calls: list, verdicts: list) -> list:

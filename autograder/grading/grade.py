@@ -18,6 +18,7 @@ from autograder.grading.choice import status_note
 from autograder.grading.explain import said_once, values_first
 from autograder.grading.judge import Verdict
 from autograder.grading.load import MAX_BYTES, Loaded, Submission
+from autograder.grading.own_values import own_values
 from autograder.grading.records import GradeRecord, GroupResult, RuleResult
 from autograder.grading.rules import PLAYED_RULE_IDS, RULE_IDS, Group, Rule, rules, selected_rules
 from autograder.reports import feedback_page
@@ -64,6 +65,9 @@ class Ran:
     functions: tuple[str, ...] = ()
     output: str = ""
     outcomes: Mapping[tuple[str, int], CallOutcome] = field(default_factory=dict)
+    own_values: Mapping[tuple[str, int], tuple[CallOutcome, ...]] = field(default_factory=dict)
+    # (decision, case number) -> its value function's calls on the root's children, made only
+    # for a wrong decision (`explain.own_values_calls`)
 
 
 def planned_calls(selected: tuple[Rule, ...]) -> list[tuple[str, object]]:
@@ -183,8 +187,12 @@ def run(submission: Submission, loaded: Loaded, settings: Settings) -> Ran:
             messages.append(
                 f"{missing} is not defined (or not a function) in your notebook: its rules score 0"
             )
-        outcomes = _run_calls(process, loading.functions, planned_calls(selected), messages)
-        return Ran(status, tuple(messages), tuple(loading.functions), process.output(), outcomes)
+        calls, started = planned_calls(selected), time.monotonic()
+        outcomes = _run_calls(process, loading.functions, calls, messages)
+        own = own_values(process, loading.functions, calls, outcomes, started)
+        return Ran(
+            status, tuple(messages), tuple(loading.functions), process.output(), outcomes, own
+        )
     finally:
         process.close()
 
@@ -280,7 +288,9 @@ def judged(
 
         results = contest_grade.no_games()
     else:
-        results = tuple(_rule_result(rule, ran.outcomes) for rule in selected_rules(rule_ids))
+        results = tuple(
+            _rule_result(rule, ran.outcomes, ran.own_values) for rule in selected_rules(rule_ids)
+        )
         results = said_once(values_first(results))
     return GradeRecord(
         student=submission.student,
@@ -297,8 +307,8 @@ def judged(
     )
 
 
-def _rule_result(rule: Rule, outcomes: Mapping) -> RuleResult:
-    said, judged = judge_rule(rule, outcomes) if outcomes else ("", [[] for _ in rule.groups])
+def _rule_result(rule: Rule, outcomes: Mapping, own: Mapping | None = None) -> RuleResult:
+    said, judged = judge_rule(rule, outcomes, own) if outcomes else ("", [[] for _ in rule.groups])
     groups = tuple(
         _group_result(group, tuple(verdicts))
         for group, verdicts in zip(rule.groups, judged, strict=True)

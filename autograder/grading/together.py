@@ -19,6 +19,7 @@ from autograder.grading.judge import (
     judge_decision,
     judge_value,
     judge_vector,
+    number_text,
 )
 from autograder.grading.plain import _too_large
 
@@ -105,9 +106,11 @@ def mistakes_text(words: tuple[str, ...]) -> str:
     return f"either {listed} (no instance tells them apart: look for {look})"
 
 
-def diagnosis_text(function: str, words: tuple[str, ...], failed: int) -> str:
-    """The diagnosis said once at the top of a function's section."""
-    instances = "the failed instance" if failed == 1 else f"all {failed} failed instances"
+def diagnosis_text(function: str, words: tuple[str, ...], failed: int, other: bool = False) -> str:
+    """The diagnosis said once at the top of a function's section (of its `other` failed
+    instances: those its value function's values do not explain)."""
+    kind = "other failed instance" if other else "failed instance"
+    instances = f"the {kind}" if failed == 1 else f"all {failed} {kind}s"
     return f"{function}: one mistake explains {instances}: {mistakes_text(words)}"
 
 
@@ -121,11 +124,12 @@ def evidence_hint(hint: str, words: tuple[str, ...], decision: bool) -> str:
 
 
 def judge_together(
-    function: str, judged: list[tuple[Case, Outcome, Verdict]], decision: bool
+    function: str, judged: list[tuple[Case, Outcome, Verdict]], decision: bool, other: bool = False
 ) -> tuple[str, list[Verdict]]:
     """A function's instances judged together: the diagnosis ("" if no one mistake explains
     every failed answer) and the verdicts, each failed one's hint naming only the mistakes
-    no instance rules out."""
+    no instance rules out (`other`: the failed instances left once the decision's own value
+    function explained some, see `judge_decisions`)."""
     answers = [(case, outcome, verdict.passed or _right(case, outcome, decision))
                for case, outcome, verdict in judged]  # fmt: skip
     words, ruled_out = consistent_mistakes(answers, decision)
@@ -148,8 +152,111 @@ def judge_together(
         hint = evidence_hint(verdict.hint.removeprefix(prefix), named, decision)
         hint = prefix + hint if verdict.hint.startswith(prefix) else hint
         verdicts.append(Verdict(**{**verdict.to_dict(), "hint": hint}))
-    header = diagnosis_text(function, words, len(failed)) if words else ""
+    header = diagnosis_text(function, words, len(failed), other) if words else ""
     return header, verdicts
+
+
+# -- a decision and its own value function -----------------------------------------------------
+
+OWN_VALUES = "your decision is right for the values {value} returns"
+"""What a wrong decision is told when it picks a best child by the values the student's own
+value function gives the root's children: the mistake is the value function's."""
+
+PRUNING_PREFIX = "pruning points go only with correct answers: "
+
+
+def value_function(decision: str) -> str:
+    """The value function beside a decision: `minimax_decision` -> `minimax_value`."""
+    return decision.removesuffix("_decision") + "_value"
+
+
+def own_scores(outcomes: list[Outcome], mover: int | None = None) -> list | None:
+    """Each root child's score by the student's own value function, in the order of the root's
+    actions: the number it returned (at a max-n node, the `mover`'s component of the vector);
+    None if one call gave no such number, when nothing can be confirmed."""
+    scores = []
+    for outcome in outcomes:
+        value = outcome.value if outcome.status == "returned" else None
+        if mover is not None:
+            whole = isinstance(value, tuple | list) and 0 <= mover < len(value)
+            value = value[mover] if whole else None
+        if type(value) not in (int, float) or _too_large(value) or value != value:  # NaN
+            return None
+        scores.append(value)
+    return scores
+
+
+def legal_action(case: Case, answer: Any) -> Any:
+    """The legal action `answer` is (the judge's match: equal and of the same type), or None."""
+    return next((a for a in case.legal if type(a) is type(answer) and a == answer), None)
+
+
+def picked_by_own_values(case: Case, outcome: Outcome, scores: list | None) -> bool:
+    """Whether a wrong decision picks a best child by `scores`, the student's own values of the
+    root's children (on a tie, any child with the best value), and those values are wrong: the
+    decision is right for them. At a MIN node the best is the smallest."""
+    if scores is None or len(scores) != len(case.legal) or case.to_move not in ("MAX", "MIN"):
+        return False
+    chosen = legal_action(case, outcome.value) if outcome.status == "returned" else None
+    if chosen is None or chosen in case.optimal:
+        return False
+    best = (max if case.to_move == "MAX" else min)(scores)
+    if not _same_answer(scores[case.legal.index(chosen)], best):
+        return False
+    return not all(map(_same_answer, scores, case.child_values))
+
+
+def values_text(actions: tuple, values: list) -> str:
+    """Each action with its value, as "{0: 3, 1: 2}"."""
+    pairs = (f"{a!r}: {number_text(v)}" for a, v in zip(actions, values, strict=True))
+    return "{" + ", ".join(pairs) + "}"
+
+
+def own_values_hint(decision: str, case: Case, outcome: Outcome, scores: list) -> str:
+    """The hint of a wrong decision that is right for its own value function's values."""
+    value = value_function(decision)
+    chosen = legal_action(case, outcome.value)
+    pick = max if case.to_move == "MAX" else min
+    worth = number_text(case.child_values[case.legal.index(chosen)])
+    said = f"that action is worth {worth}, the best is worth {number_text(pick(case.child_values))}"
+    return (
+        f"{said}; {OWN_VALUES.format(value=value)}; fix {value} (it gives the actions "
+        f"{values_text(case.legal, scores)}, where their values are "
+        f"{values_text(case.legal, list(case.child_values))})"
+    )
+
+
+def judge_decisions(
+    function: str, judged: list[tuple[Case, Outcome, Verdict]], scores: list
+) -> tuple[str, list[Verdict]]:
+    """A decision's instances judged together, after its value function: a failed instance
+    whose move is a best child by the values the student's own value function gives the root's
+    children (`scores`, one list or None per instance) is pointed at that function; the other
+    failed instances are judged on their own (`judge_together`). The diagnosis says both."""
+    confirmed = {
+        index
+        for index, ((case, outcome, verdict), own) in enumerate(zip(judged, scores, strict=True))
+        if not verdict.passed and picked_by_own_values(case, outcome, own)
+    }
+    rest = [
+        (case, Outcome("skipped") if index in confirmed else outcome, verdict)
+        for index, (case, outcome, verdict) in enumerate(judged)
+    ]
+    header, verdicts = judge_together(function, rest, True, other=bool(confirmed))
+    for index in confirmed:
+        case, outcome, verdict = judged[index]
+        hint = own_values_hint(function, case, outcome, scores[index])
+        hint = PRUNING_PREFIX + hint if verdict.hint.startswith(PRUNING_PREFIX) else hint
+        verdicts[index] = Verdict(**{**verdict.to_dict(), "hint": hint})
+    if not confirmed:
+        return header, verdicts
+    failed = sum(not verdict.passed for _, _, verdict in judged)
+    value = value_function(function)
+    counted = "on the failed instance" if failed == 1 else f"on all {failed} failed instances"
+    if len(confirmed) < failed:
+        counted = f"on {len(confirmed)} of its {failed} failed instances"
+    said = f"{function}: {counted}, {OWN_VALUES.format(value=value)}; fix {value}"
+    return "\n".join(filter(None, (said, header))), verdicts
 
 
 def _right(case: Case, outcome: Outcome, decision: bool) -> bool:

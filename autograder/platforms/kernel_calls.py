@@ -131,6 +131,20 @@ def call_function(function, game, state, args: tuple = (), timeout: float | None
     return Outcome(status, value, error, counted.states_generated, place, carried)
 
 
+def call_aside(function, game, state, args: tuple = (), timeout: float | None = None):
+    """`call_function`, leaving what later calls count as carried as it was: a call the grader
+    makes after every graded one (a wrong decision's value function on the root's children,
+    `notebook_checks.own_values`), which must not change how a graded call is counted."""
+    states, roots = set(EXPANDED_STATES), {kind: set(seen) for kind, seen in EXPANDED_ROOTS.items()}
+    try:
+        return call_function(function, game, state, args, timeout)
+    finally:
+        EXPANDED_STATES.clear()
+        EXPANDED_STATES.update(states)
+        EXPANDED_ROOTS.clear()
+        EXPANDED_ROOTS.update(roots)
+
+
 def _carried(name: str, state, counted: RecordingGame, horizon: bool = False) -> int:
     """How many positions a call of `name` answered from a table kept between calls, as the
     sandbox counts them (`Tokens.carried`): generated here, expanded by an earlier call and

@@ -28,9 +28,17 @@ from autograder.grading.judge import (
     judge_pruning,
     number_text,
 )
-from autograder.grading.together import judge_together
+from autograder.grading.together import (
+    judge_decisions,
+    judge_together,
+    legal_action,
+    own_scores,
+    own_values_hint,
+    picked_by_own_values,
+    value_function,
+)
 from autograder.platforms.kernel_calls import GradingTimeout as GradingTimeout
-from autograder.platforms.kernel_calls import call_function
+from autograder.platforms.kernel_calls import call_aside, call_function
 from games import MAX
 
 CALL_TIMEOUT = 10.0
@@ -44,6 +52,10 @@ GRADING_OUTCOMES: dict = {}
 
 GRADING_BROKEN: dict = {}
 """function name -> why its later calls are skipped (it ran out of time once)."""
+
+GRADING_OWN_VALUES: dict = {}
+"""(decision name, case key) -> the student's own values of the root's children (or None):
+what a wrong decision is weighed against, computed once per kernel (`own_values`)."""
 
 SELF_CHECK_MISSING: set = set()
 """Functions a self-check found not written yet (reported once each)."""
@@ -100,7 +112,11 @@ def grade_group(
     for call in calls:
         outcome = graded_call(function_name, call, namespace, timeout)
         judged.append((call[3], outcome, judge(kind, function_name, call[3], outcome, slack)))
-    header, verdicts = judge_together(function_name, judged, function_name.endswith("_decision"))
+    if function_name.endswith("_decision"):
+        scores = [_graded_own_values(function_name, call, namespace, timeout) for call in calls]
+        header, verdicts = judge_decisions(function_name, judged, scores)
+    else:
+        header, verdicts = judge_together(function_name, judged, False)
     failures = []
     for verdict in verdicts:
         if not verdict.passed:
@@ -113,6 +129,40 @@ def grade_group(
             f"instances failed.\n{said}" + "\n".join(failures)
         )
     print(f"{title}: all {len(calls)} instances pass ({points:g} points)")
+
+
+def _graded_own_values(decision: str, call: tuple, namespace: dict, timeout: float | None):
+    """A graded decision's own values (see `own_values`), once per (decision, case) a kernel:
+    not for a value function that already ran out of time, as the grader skips it."""
+    key = (decision, call[3].key)
+    if key not in GRADING_OWN_VALUES:
+        outcome = GRADING_OUTCOMES.get(key)
+        value = value_function(decision)
+        usable = value not in GRADING_BROKEN and outcome is not None
+        values = namespace.get(value) if usable else None
+        GRADING_OWN_VALUES[key] = own_values(values, *call, outcome, timeout) if usable else None
+    return GRADING_OWN_VALUES[key]
+
+
+def own_values(values, game, state, args: tuple, case: Case, outcome: Outcome, timeout):
+    """The student's own values of the root's children, by `values` (the notebook's value
+    function beside a decision), when the decision's move is a legal action that is wrong;
+    else None. As in the grader (`autograder.grading.own_values`): children searched with one
+    ply less in a depth-limited search, the mover's component of a max-n vector, and none of
+    these calls counted as the decision's, nor as what later calls carry."""
+    if not callable(values) or outcome.status != "returned" or (args and args[0] < 1):
+        return None
+    chosen = legal_action(case, outcome.value)
+    if chosen is None or chosen in case.optimal:
+        return None
+    below = (args[0] - 1, *args[1:]) if args else ()
+    children = []
+    for action in case.legal:
+        children.append(call_aside(values, game, game.result(state, action), below, timeout))
+        if children[-1].status != "returned":
+            return None
+    mover = game.to_move(state)
+    return own_scores(children, mover if type(mover) is int else None)
 
 
 # -- the public self-checks --------------------------------------------------------------------
@@ -133,9 +183,14 @@ def self_check(function, game, state, args: tuple, case: Case, kind: str) -> Non
     decision = bool(case.legal)
     answer_kind = "decision" if decision else "vector" if kind == "vector" else "value"
     answer = judge(answer_kind, label, case, outcome)
-    failure = ""
+    failure, scores = "", None
     if not answer.passed:
-        blamed = _picked_by_own_values(function, game, state, args, case, outcome)
+        if decision:
+            values = getattr(function, "__globals__", {}).get(value_function(label))
+            scores = own_values(values, game, state, args, case, outcome, SELF_CHECK_TIMEOUT)
+        blamed = ""
+        if picked_by_own_values(case, outcome, scores):
+            blamed = own_values_hint(label, case, outcome, scores)
         failure = _answer_failure(label, answer, blamed)
         answer = replace(answer, hint=blamed or answer.hint)
     elif kind == "pruning":
@@ -146,7 +201,7 @@ def self_check(function, game, state, args: tuple, case: Case, kind: str) -> Non
                 f"reference {case.states:,}" + (f": {verdict.hint}" if SELF_CHECK_HINTS else "")
             )
     if SELF_CHECK_TOGETHER is not None:
-        SELF_CHECK_TOGETHER.append((label, case, outcome, answer, failure))
+        SELF_CHECK_TOGETHER.append((label, case, outcome, answer, failure, scores))
     elif failure:
         raise AssertionError(failure)
     if not failure:
@@ -177,8 +232,11 @@ class judged_together:  # noqa: N801 - read as a phrase: `with judged_together()
             return False
         label = failed[0][0]
         decision = bool(failed[0][1].legal)
-        judged = [(case, outcome, answer) for _, case, outcome, answer, _ in collected]
-        header, verdicts = judge_together(label, judged, decision)
+        judged = [(case, outcome, answer) for _, case, outcome, answer, *_ in collected]
+        if decision:
+            header, verdicts = judge_decisions(label, judged, [item[5] for item in collected])
+        else:
+            header, verdicts = judge_together(label, judged, decision)
         first = next(i for i, item in enumerate(collected) if item[4])
         message = collected[first][4]
         if verdicts[first].hint != collected[first][3].hint and SELF_CHECK_HINTS:
@@ -186,48 +244,6 @@ class judged_together:  # noqa: N801 - read as a phrase: `with judged_together()
         count = f"{len(failed)} of {len(collected)} self-checks of {label} failed"
         said = f"Diagnosis: {header}. " if header and SELF_CHECK_HINTS else ""
         raise AssertionError(f"{said}{count}; the first: {message}")
-
-
-def _picked_by_own_values(function, game, state, args: tuple, case: Case, outcome) -> str:
-    """If a wrong decision is the best action by the student's own value function (the
-    `*_value` beside `function` in the notebook), which gets the children's values wrong: a
-    hint that says so. The decision may well be right; the values it picks by are not."""
-    label = getattr(function, "__name__", "")
-    values = getattr(function, "__globals__", {}).get(label.replace("_decision", "_value"))
-    if (
-        not label.endswith("_decision")
-        or not callable(values)
-        or case.to_move not in ("MAX", "MIN")
-    ):
-        return ""
-    if outcome.status != "returned" or outcome.value not in case.legal:
-        return ""
-    below = (args[0] - 1, *args[1:]) if args else ()  # a depth-limited child: one ply less
-    theirs = []
-    for action in case.legal:
-        child = call_function(values, game, game.result(state, action), below, SELF_CHECK_TIMEOUT)
-        if child.status != "returned" or type(child.value) not in (int, float):
-            return ""
-        theirs.append(child.value)
-    best = (max if case.to_move == "MAX" else min)(theirs)
-    chosen = theirs[case.legal.index(outcome.value)]
-    if chosen != best or all(map(_close, theirs, case.child_values)):
-        return ""
-    shown = _values_text(case.legal, theirs)
-    right = _values_text(case.legal, case.child_values)
-    return (
-        f"your {label} picks the best action by your {values.__name__}, which fails here: it "
-        f"gives the actions {shown}, where their values are {right}: fix {values.__name__} first"
-    )
-
-
-def _values_text(actions, values) -> str:
-    pairs = (f"{a!r}: {number_text(v)}" for a, v in zip(actions, values, strict=True))
-    return "{" + ", ".join(pairs) + "}"
-
-
-def _close(one: float, other: float) -> bool:
-    return abs(one - other) <= 1e-9 * max(1.0, abs(one), abs(other))
 
 
 def _not_written_yet(label: str) -> None:
