@@ -193,7 +193,10 @@ def test_a_maxn_mistake_loses_the_maxn_rules_and_is_named_in_the_feedback(
     assert hints and all(_labels(hint) == {entry.label} for hint in hints), hints
     decided = [v.hint for r in lost if r.id.endswith("_decision") for g in r.groups
                for v in g.verdicts if not v.passed]  # fmt: skip
-    assert all("fix maxn_value first" in hint for hint in decided), decided
+    # Right for its own maxn_value's values (called on the root's children as the grader
+    # calls it), or judged on its own: then the hint names the mistake itself.
+    own = "your decision is right for the values maxn_value returns; fix maxn_value"
+    assert decided and all(own in hint or entry.hint in hint for hint in decided), decided
     assert diagnosed(record) == {entry.label}
     page = feedback_html(record)
     assert html.escape(entry.hint) in page
@@ -383,10 +386,17 @@ def test_a_right_decision_over_a_wrong_value_function_points_at_the_value_functi
     decision = next(r for r in record.rules if r.id == "depth_limited_decision")
     assert decision.points < decision.max_points
     assert decision.diagnosis.startswith(
-        "depth_limited_decision: depth_limited_value fails its checks too"
-    )
+        "depth_limited_decision: on all 3 failed instances, your decision is right for the "
+        "values depth_limited_value returns; fix depth_limited_value (see depth_limited_value "
+        "above"
+    ), decision.diagnosis
     hints = [v.hint for g in decision.groups for v in g.verdicts if not v.passed]
-    assert hints and all("fix depth_limited_value first" in hint for hint in hints), hints
+    own = "your decision is right for the values depth_limited_value returns; fix"
+    assert hints and all(own in hint for hint in hints), hints
+    # the evidence: what the student's own function gives the children, at one ply less
+    assert "(it gives the actions {0: 4, 1: 7, 2: 0}, where their values are {0: 4, 1: 0, " in (
+        " ".join(hints)
+    )
     assert not any("looks one ply" in hint for hint in hints), hints
 
 
@@ -458,7 +468,8 @@ def test_a_table_storing_bounds_as_exact_loses_decisions_too_and_a_correct_table
     lost = {r.id: r for r in grades["negamax"].rules if r.points < r.max_points}
     assert set(lost) == {"alphabeta_value", "alphabeta_decision"}
     hints = [v.hint for g in lost["alphabeta_decision"].groups for v in g.verdicts if not v.passed]
-    assert all("fix alphabeta_value first" in hint for hint in hints), hints
+    own = "your decision is right for the values alphabeta_value returns; fix alphabeta_value"
+    assert hints and all(own in hint for hint in hints), hints
     assert mistake("table_bound_as_exact").hint in lost["alphabeta_value"].diagnosis + " ".join(
         v.hint for g in lost["alphabeta_value"].groups for v in g.verdicts if not v.passed
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from autograder.grading.judge import DECISION_GUESSES, VALUE_GUESSES
 from autograder.grading.mistakes import MISTAKES, mistake
 from autograder.grading.records import GradeRecord
-from autograder.grading.together import LAST_CLAUSE, WORST_CLAUSE
+from autograder.grading.together import LAST_CLAUSE, OWN_VALUES, WORST_CLAUSE
 
 # A mistake is recognised by the words its hint uses: those of the catalogue
 # (autograder/grading/mistakes.py) first, then what the judge says of answers no known mistake
@@ -85,16 +85,19 @@ def rule_diagnoses(record: GradeRecord) -> set[str]:
 
     A rule's diagnosis is the one mistake its function's instances, judged together, name
     (`RuleResult.diagnosis`); failing that, what most of its lost instances' hints name
-    (`_most_named`; a call not run because an earlier one failed is left out). A decision (or
-    pruning) rule is left out when its value function lost points: it may only be picking by
-    the student's own wrong values."""
+    (`_most_named`; a call not run because an earlier one failed is left out). A decision's
+    instances that are right for the values the student's own value function gives are that
+    function's mistake, not the decision's: left out (a decision wrong on its own is still
+    diagnosed). A pruning rule is left out when its value function lost points: its answers
+    are judged there."""
     lost_values = {rule.id for rule in record.rules if rule.points < rule.max_points}
     found, guessed = set(), set()
     for rule in record.rules:
-        family = rule.id.removesuffix("_decision").removesuffix("_pruning") + "_value"
+        family = rule.id.removesuffix("_pruning") + "_value"
         if family != rule.id and family in lost_values:
             continue
-        named_once = mistake_label(rule.diagnosis) if rule.diagnosis else None
+        diagnosis = "\n".join(line for line in rule.diagnosis.split("\n") if not _own_values(line))
+        named_once = mistake_label(diagnosis) if diagnosis else None
         if named_once:  # the function's instances judged together name it
             found.add(named_once)
             continue
@@ -102,12 +105,19 @@ def rule_diagnoses(record: GradeRecord) -> set[str]:
             v.hint
             for g in rule.groups
             for v in g.verdicts
-            if not v.passed and not v.got.endswith("not run")  # effects of an earlier failure
+            if not v.passed
+            and not v.got.endswith("not run")  # effects of an earlier failure
+            and not _own_values(v.hint)
         ]
         label, sure = _most_named(hints)
         if label:
             (found if sure else guessed).add(label)
     return found or guessed  # the judge's guesses only for a student nothing else names
+
+
+def _own_values(said: str) -> bool:
+    """Whether `said` points a decision at its own value function (`together.OWN_VALUES`)."""
+    return OWN_VALUES.partition("{")[0] in said
 
 
 def _labels_of(hint: str) -> set[str]:
