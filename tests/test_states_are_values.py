@@ -23,6 +23,7 @@ from autograder.grading import cases, diagnosis, judge
 from autograder.grading.grade import Settings, grade
 from autograder.grading.instances import Instance
 from autograder.grading.load import Submission, load
+from autograder.grading.positions import tictactoe_evaluation
 from autograder.grading.records import GradeRecord
 from autograder.grading.reference import reference_source
 from autograder.grading.rules import rule, rules
@@ -32,6 +33,7 @@ from autograder.reports.diagnoses import diagnosed
 from autograder.sandbox import Limits, StudentProcess, build_import_view
 from autograder.sandbox.tokens import Tokens
 from games import MAX, GameTree, TicTacToe
+from solutions import depth_limited_value
 
 ROOT = Path(__file__).resolve().parents[1]
 GROUPS = {grade_id(r, g): (r.id, g.name) for r in rules() for g in r.groups}
@@ -464,3 +466,93 @@ def test_only_a_search_that_expanded_a_position_can_carry_it_to_a_later_call() -
     root, served = tokens.start_call("third", ["d"])
     served[inner] = ("inner", ["c"])
     assert tokens.carried("minimax_value", served, {root}) == 1  # met again, not searched
+
+
+# A table of depth-limited values kept between calls without the depth each was searched to.
+DEPTHLESS_TABLE = """
+from games import MAX
+
+TABLE = {}
+
+
+def depth_limited_value(game, state, depth, evaluate):
+    if state in TABLE:
+        return TABLE[state]
+    if game.is_terminal(state):
+        return game.utility(state)
+    if depth == 0:
+        return evaluate(state)
+    values = [
+        depth_limited_value(game, game.result(state, action), depth - 1, evaluate)
+        for action in game.actions(state)
+    ]
+    TABLE[state] = max(values) if game.to_move(state) == MAX else min(values)
+    return TABLE[state]
+"""
+
+
+def test_a_depthless_table_is_counted_at_any_node_alike_in_the_sandbox_and_the_kernel(
+    view: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A position searched to depth 1, met again one ply below the root of a depth-3 search,
+    is answered from the table: carried (it lies within the horizon, where a search expands
+    every position that is not terminal). Met at the horizon of a depth-1 search it is not:
+    there a search only evaluates it. The sandbox and the kernel count the same, call by call."""
+    monkeypatch.setattr(kernel_calls, "EXPANDED_STATES", set())
+    monkeypatch.setattr(kernel_calls, "EXPANDED_ROOTS", {})
+    game = TicTacToe()
+    parent = TicTacToe.from_picture("X..\n.O.\n...")
+    other_parent = TicTacToe.from_picture("...\n.O.\n..X")
+    child = game.result(parent, 8)
+    assert child == game.result(other_parent, 0)
+    unrelated = TicTacToe.from_picture(".X.\n.XO\n...")  # below neither parent
+    plan = [(unrelated, 2), (child, 1), (other_parent, 1), (parent, 3), (parent, 1)]
+    process = StudentProcess([(1, DEPTHLESS_TABLE)], ["depth_limited_value"], view, FAST)
+    try:
+        process.start()
+        sandboxed = [
+            cases.outcome_of(
+                process.call("depth_limited_value", game, s, (d,), evaluate=tictactoe_evaluation)
+            )
+            for s, d in plan
+        ]
+    finally:
+        process.close()
+    namespace: dict = {"__name__": "__main__"}
+    exec(DEPTHLESS_TABLE, namespace)
+    in_kernel = [
+        kernel_calls.call_function(
+            namespace["depth_limited_value"], game, s, (d, tictactoe_evaluation)
+        )
+        for s, d in plan
+    ]
+    assert [(o.states, o.carried) for o in sandboxed] == [(o.states, o.carried) for o in in_kernel]
+    # at the horizon of other_parent's depth-1 search: not counted; one ply below parent's
+    # depth-3 root: counted; parent again, answered at its root: counted (the root's rule)
+    assert [o.carried for o in sandboxed] == [0, 0, 0, 1, 1]
+    right = depth_limited_value(game, parent, 3, tictactoe_evaluation)
+    assert sandboxed[3].value != right  # the table's depth-1 value of the child spoilt it
+    case = cases.Case(0, "parent at depth 3", value=right, depth_limited=True)
+    hint = judge.judge_value(case, sandboxed[3]).hint
+    assert "your table carries positions over from an earlier call (1 position" in hint
+
+
+def test_within_a_horizon_a_position_counts_by_its_plies_below_the_root() -> None:
+    """`Tokens.carried` with a depth: a position an earlier call expanded, met here without
+    being expanded, counts only fewer plies below the root than the depth (by the positions
+    this call expanded); without a depth, below the root nothing counts."""
+
+    def result(state: str, action: str) -> str:
+        return action  # a chain r -> a -> b -> c: an action names the child
+
+    tokens = Tokens()
+    root, served = tokens.start_call("b", ["c"])
+    served[tokens.new("c")] = ("c", [])
+    tokens.carried("depth_limited_value", served, {root}, 2, result)  # b searched
+    expected = {2: 0, 3: 1, True: 0, False: 1}  # b is two plies below r
+    for horizon, counted in expected.items():
+        root, served = tokens.start_call("r", ["a"])
+        a, b = tokens.named.get("a") or tokens.new("a"), tokens.named["b"]
+        served[a], served[b] = ("a", ["b"]), ("b", ["c"])
+        found = tokens.carried("depth_limited_value", served, {root, a}, horizon, result)
+        assert found == counted, horizon

@@ -126,7 +126,9 @@ def call_function(function, game, state, args: tuple = (), timeout: float | None
         place = where(exception)
     finally:
         _stop_alarm(alarm)
-    carried = _carried(getattr(function, "__name__", ""), state, counted, horizon=bool(args))
+    depth = args[0] if args and type(args[0]) is int else None  # a depth-limited call's
+    horizon = bool(args) if depth is None else depth
+    carried = _carried(getattr(function, "__name__", ""), state, counted, horizon)
     carried = carried if not args or args[0] >= 1 else 0  # depth 0 expands nothing
     return Outcome(status, value, error, counted.states_generated, place, carried)
 
@@ -145,25 +147,50 @@ def call_aside(function, game, state, args: tuple = (), timeout: float | None = 
         EXPANDED_ROOTS.update(roots)
 
 
-def _carried(name: str, state, counted: RecordingGame, horizon: bool = False) -> int:
+def _carried(name: str, state, counted: RecordingGame, horizon: bool | int = False) -> int:
     """How many positions a call of `name` answered from a table kept between calls, as the
     sandbox counts them (`Tokens.carried`): generated here, expanded by an earlier call and
-    not here, and the root if an earlier call of `name`'s kind expanded it and this one did not
-    (only the root with a `horizon`; none, in a game of the student's own whose states are not
-    hashable)."""
+    not here, and the root if an earlier call of `name`'s kind expanded it and this one did not.
+    With a `horizon` (a depth-limited call's depth), a position below the root counts only
+    fewer plies below it than the depth (`_within`; `True`: the root only). None, in a game of
+    the student's own whose states are not hashable."""
     try:
         parents, below = set(counted.parents), {*counted.generated} - {state}
         roots = EXPANDED_ROOTS.setdefault(name.rpartition("_")[2], set())
     except TypeError:
         return 0
-    carried = int(state not in parents and state in roots) + sum(
-        p in EXPANDED_STATES and p not in parents and not counted.game.is_terminal(p)
-        for p in (() if horizon else below)  # below a horizon's root, a leaf may be at it
-    )
+    game = counted.game
+    found = [
+        p for p in below if p in EXPANDED_STATES and p not in parents and not game.is_terminal(p)
+    ]
+    if found and horizon is not False:
+        depth = horizon if type(horizon) is int else 1
+        inside = _within(game, state, parents, below, depth) if depth > 1 else set()
+        found = [p for p in found if p in inside]
+    carried = int(state not in parents and state in roots) + len(found)
     EXPANDED_STATES.update(parents)
     if state in parents:
         roots.add(state)
     return carried
+
+
+def _within(game, root, parents: set, generated: set, depth: int) -> set:
+    """The positions a call generated fewer than `depth` plies below `root`, reached through
+    positions it expanded (`Tokens.within`, in the sandbox): each expanded position's children
+    are its legal actions' results that the call generated."""
+    level, seen = [root], {root}
+    for _ in range(depth - 1):
+        following = []
+        for state in level:
+            if state not in parents:
+                continue
+            for action in game.actions(state):
+                child = game.result(state, action)
+                if child in generated and child not in seen:
+                    seen.add(child)
+                    following.append(child)
+        level = following
+    return seen - {root}
 
 
 _NOT_STUDENT_CODE = (

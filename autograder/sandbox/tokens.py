@@ -3,6 +3,7 @@ real game, and random, so a submission can name only the states it was sent."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from autograder.sandbox.wire import _random_tokens
@@ -58,7 +59,12 @@ class Tokens:
         return token
 
     def carried(
-        self, function: str, served: dict[int, tuple[Any, list]], parents: set[int], horizon=False
+        self,
+        function: str,
+        served: dict[int, tuple[Any, list]],
+        parents: set[int],
+        horizon: bool | int = False,
+        result: Callable[[Any, Any], Any] | None = None,
     ) -> int:
         """How many positions a call of `function` answered from a table kept between calls,
         then remember what this call searched (call it once a call, whatever its end).
@@ -73,18 +79,43 @@ class Tokens:
         kept from an earlier search answered. A function that never searches (a stub, a
         random move) expands nothing, so it carries nothing, however often its positions
         come back; nor does a value function whose root only a decision expanded before (the
-        decision may have searched its children with a stub). With a `horizon` (a depth-limited
-        call), only the root counts: a position below it may lie at this call's horizon.
+        decision may have searched its children with a stub). A depth-limited call's
+        `horizon` is its depth (an int; `result` is the game's): a position below the root
+        counts only within it, fewer plies below the root than the depth by the positions this
+        call expanded (`within`), since a position at the horizon is evaluated, not expanded;
+        `horizon=True` (no depth known) counts the root only.
         """
         root, *below = served
-        carried = sum(
-            1
-            for token in (() if horizon else below)
-            if served[token][1] and token in self._expanded and token not in parents
-        )
+        found = [t for t in below if served[t][1] and t in self._expanded and t not in parents]
+        if found and horizon is not False:
+            depth = horizon if type(horizon) is int and result is not None else 1
+            inside = set(self.within(served, parents, depth, result)) if depth > 1 else set()
+            found = [token for token in found if token in inside]
+        carried = len(found)
         roots = self._rooted.setdefault(function.rpartition("_")[2], set())
         carried += root not in parents and root in roots
         self._expanded |= parents
         if root in parents:
             roots.add(root)
         return carried
+
+    def within(self, served: dict, parents: set[int], depth: int, result: Callable) -> list[int]:
+        """The positions a call generated fewer than `depth` plies below its root (the first),
+        reached through positions it expanded: where a depth-limited search of that depth
+        must expand every position that is not terminal. Each expanded position's children
+        are its legal actions' results that the call generated (the same in the kernel)."""
+        root = next(iter(served))
+        level, seen = [root], {root}
+        for _ in range(depth - 1):
+            following = []
+            for token in level:
+                if token not in parents:
+                    continue
+                state, actions = served[token]
+                for action in actions:
+                    child = self.named.get(result(state, action))
+                    if child in served and child not in seen:
+                        seen.add(child)
+                        following.append(child)
+            level = following
+        return [token for token in seen if token != root]
