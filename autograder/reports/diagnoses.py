@@ -9,7 +9,7 @@ from __future__ import annotations
 from autograder.grading.judge import DECISION_GUESSES, VALUE_GUESSES
 from autograder.grading.mistakes import MISTAKES, mistake
 from autograder.grading.records import GradeRecord
-from autograder.grading.together import LAST_CLAUSE, OWN_VALUES, WORST_CLAUSE
+from autograder.grading.together import LAST_CLAUSE, OWN_VALUES, WORST_CLAUSE, value_function
 
 # A mistake is recognised by the words its hint uses: those of the catalogue
 # (autograder/grading/mistakes.py) first, then what the judge says of answers no known mistake
@@ -88,8 +88,9 @@ def rule_diagnoses(record: GradeRecord) -> set[str]:
     (`_most_named`; a call not run because an earlier one failed is left out). A decision's
     instances that are right for the values the student's own value function gives are that
     function's mistake, not the decision's: left out (a decision wrong on its own is still
-    diagnosed). A pruning rule is left out when its value function lost points: its answers
-    are judged there."""
+    diagnosed, but not by the place of its move, the worst or the last action, which a failing
+    value function explains as well). A pruning rule is left out when its value function lost
+    points: its answers are judged there."""
     lost_values = {rule.id for rule in record.rules if rule.points < rule.max_points}
     found, guessed = set(), set()
     for rule in record.rules:
@@ -97,9 +98,13 @@ def rule_diagnoses(record: GradeRecord) -> set[str]:
         if family != rule.id and family in lost_values:
             continue
         diagnosis = "\n".join(line for line in rule.diagnosis.split("\n") if not _own_values(line))
+        # Over a failing value function, the decision's "worst" or "last" action may be its
+        # wrong values' pick: the value function's mistake explains it, not this one.
+        doubt = _POSITIONAL if _value_lost(rule.id, lost_values) else ()
         named_once = mistake_label(diagnosis) if diagnosis else None
         if named_once:  # the function's instances judged together name it
-            found.add(named_once)
+            if named_once not in doubt:
+                found.add(named_once)
             continue
         hints = [
             v.hint
@@ -110,9 +115,18 @@ def rule_diagnoses(record: GradeRecord) -> set[str]:
             and not _own_values(v.hint)
         ]
         label, sure = _most_named(hints)
-        if label:
+        if label and label not in doubt:
             (found if sure else guessed).add(label)
     return found or guessed  # the judge's guesses only for a student nothing else names
+
+
+_POSITIONAL = (mistake("root_picks_min").label, mistake("last_child").label)
+"""What a wrong move's place says (the worst action, the last one), not what the search did."""
+
+
+def _value_lost(rule_id: str, lost_values: set[str]) -> bool:
+    """Whether `rule_id` is a decision whose value function lost points."""
+    return rule_id.endswith("_decision") and value_function(rule_id) in lost_values
 
 
 def _own_values(said: str) -> bool:
