@@ -548,11 +548,18 @@ def test_within_a_horizon_a_position_counts_by_its_plies_below_the_root() -> Non
     tokens = Tokens()
     root, served = tokens.start_call("b", ["c"])
     served[tokens.new("c")] = ("c", [])
-    tokens.carried("depth_limited_value", served, {root}, 2, result)  # b searched
-    expected = {2: 0, 3: 1, True: 0, False: 1}  # b is two plies below r
-    for horizon, counted in expected.items():
+    tokens.carried("depth_limited_value", served, {root}, (2,), result)  # b searched
+    # b is two plies below r: within depth 3, at the horizon of depth 2; a contest's move
+    # (its seconds, not a depth) counts the root only, a call without a horizon everything
+    expected = [
+        ("depth_limited_value", (2,), 0),
+        ("depth_limited_decision", (3,), 1),
+        ("depth_limited_value", (3.0,), 0),
+        ("choose_move", (3,), 0),
+        ("depth_limited_value", (), 1),
+    ]
+    for function, args, counted in expected:
         root, served = tokens.start_call("r", ["a"])
         a, b = tokens.named.get("a") or tokens.new("a"), tokens.named["b"]
         served[a], served[b] = ("a", ["b"]), ("b", ["c"])
-        found = tokens.carried("depth_limited_value", served, {root, a}, horizon, result)
-        assert found == counted, horizon
+        assert tokens.carried(function, served, {root, a}, args, result) == counted, args

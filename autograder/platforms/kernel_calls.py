@@ -126,9 +126,7 @@ def call_function(function, game, state, args: tuple = (), timeout: float | None
         place = where(exception)
     finally:
         _stop_alarm(alarm)
-    depth = args[0] if args and type(args[0]) is int else None  # a depth-limited call's
-    horizon = bool(args) if depth is None else depth
-    carried = _carried(getattr(function, "__name__", ""), state, counted, horizon)
+    carried = _carried(getattr(function, "__name__", ""), state, counted, args)
     carried = carried if not args or args[0] >= 1 else 0  # depth 0 expands nothing
     return Outcome(status, value, error, counted.states_generated, place, carried)
 
@@ -147,13 +145,13 @@ def call_aside(function, game, state, args: tuple = (), timeout: float | None = 
         EXPANDED_ROOTS.update(roots)
 
 
-def _carried(name: str, state, counted: RecordingGame, horizon: bool | int = False) -> int:
+def _carried(name: str, state, counted: RecordingGame, args: tuple = ()) -> int:
     """How many positions a call of `name` answered from a table kept between calls, as the
     sandbox counts them (`Tokens.carried`): generated here, expanded by an earlier call and
     not here, and the root if an earlier call of `name`'s kind expanded it and this one did not.
-    With a `horizon` (a depth-limited call's depth), a position below the root counts only
-    fewer plies below it than the depth (`_within`; `True`: the root only). None, in a game of
-    the student's own whose states are not hashable."""
+    A call with `args` has a horizon: a graded depth-limited search's depth (`horizon_of`), and
+    a position below the root counts only fewer plies below it than the depth (`_within`).
+    None, in a game of the student's own whose states are not hashable."""
     try:
         parents, below = set(counted.parents), {*counted.generated} - {state}
         roots = EXPANDED_ROOTS.setdefault(name.rpartition("_")[2], set())
@@ -163,8 +161,8 @@ def _carried(name: str, state, counted: RecordingGame, horizon: bool | int = Fal
     found = [
         p for p in below if p in EXPANDED_STATES and p not in parents and not game.is_terminal(p)
     ]
-    if found and horizon is not False:
-        depth = horizon if type(horizon) is int else 1
+    if found and args:
+        depth = horizon_of(name, args)
         inside = _within(game, state, parents, below, depth) if depth > 1 else set()
         found = [p for p in found if p in inside]
     carried = int(state not in parents and state in roots) + len(found)
@@ -172,6 +170,14 @@ def _carried(name: str, state, counted: RecordingGame, horizon: bool | int = Fal
     if state in parents:
         roots.add(state)
     return carried
+
+
+def horizon_of(function: str, args: tuple) -> int:
+    """The depth of a graded depth-limited call (`*_value` or `*_decision` given an int depth
+    first), else 1: only its root may be counted as carried (`Tokens.horizon_of`, word for
+    word: the kernel cannot import the sandbox)."""
+    graded = function.endswith(("_value", "_decision")) and type(args[0]) is int
+    return args[0] if graded else 1
 
 
 def _within(game, root, parents: set, generated: set, depth: int) -> set:

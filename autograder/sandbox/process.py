@@ -297,9 +297,7 @@ class StudentProcess(PipeEnds, Holding):
             self.stop()
         finally:
             self._cpu_cap = None
-            depth = args[0] if args and evaluate_argument and type(args[0]) is int else None
-            horizon = bool(args) if depth is None else depth  # a depth-limited call's depth
-            carried = self.tokens.carried(function, served, parents, horizon, game.result)
+            carried = self.tokens.carried(function, served, parents, args, game.result)
             searched = not args or args[0] >= 1  # depth 0 expands nothing: it carries nothing
             outcome.carried = carried if outcome.status == "returned" and searched else 0
         outcome.seconds = time.monotonic() - started

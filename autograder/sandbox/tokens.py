@@ -63,7 +63,7 @@ class Tokens:
         function: str,
         served: dict[int, tuple[Any, list]],
         parents: set[int],
-        horizon: bool | int = False,
+        args: tuple = (),
         result: Callable[[Any, Any], Any] | None = None,
     ) -> int:
         """How many positions a call of `function` answered from a table kept between calls,
@@ -79,16 +79,17 @@ class Tokens:
         kept from an earlier search answered. A function that never searches (a stub, a
         random move) expands nothing, so it carries nothing, however often its positions
         come back; nor does a value function whose root only a decision expanded before (the
-        decision may have searched its children with a stub). A depth-limited call's
-        `horizon` is its depth (an int; `result` is the game's): a position below the root
-        counts only within it, fewer plies below the root than the depth by the positions this
-        call expanded (`within`), since a position at the horizon is evaluated, not expanded;
-        `horizon=True` (no depth known) counts the root only.
+        decision may have searched its children with a stub). A call with `args` has a horizon:
+        a graded depth-limited search's first argument is its depth (`horizon_of`), and a
+        position below the root counts only fewer plies below it than the depth, by the
+        positions this call expanded (`within`, with the game's `result`), since a position at
+        the horizon is evaluated, not expanded; any other horizon (a contest's move, given its
+        seconds) counts the root only.
         """
         root, *below = served
         found = [t for t in below if served[t][1] and t in self._expanded and t not in parents]
-        if found and horizon is not False:
-            depth = horizon if type(horizon) is int and result is not None else 1
+        if found and args:
+            depth = horizon_of(function, args) if result is not None else 1
             inside = set(self.within(served, parents, depth, result)) if depth > 1 else set()
             found = [token for token in found if token in inside]
         carried = len(found)
@@ -119,3 +120,10 @@ class Tokens:
                         following.append(child)
             level = following
         return [token for token in seen if token != root]
+
+
+def horizon_of(function: str, args: tuple) -> int:
+    """The depth of a graded depth-limited call (`*_value` or `*_decision` given an int depth
+    first), else 1: only its root may be counted as carried."""
+    graded = function.endswith(("_value", "_decision")) and type(args[0]) is int
+    return args[0] if graded else 1
