@@ -498,8 +498,7 @@ def test_a_depthless_table_is_counted_at_any_node_alike_in_the_sandbox_and_the_k
     is answered from the table: carried (it lies within the horizon, where a search expands
     every position that is not terminal). Met at the horizon of a depth-1 search it is not:
     there a search only evaluates it. The sandbox and the kernel count the same, call by call."""
-    monkeypatch.setattr(kernel_calls, "EXPANDED_STATES", set())
-    monkeypatch.setattr(kernel_calls, "EXPANDED_ROOTS", {})
+    _fresh_kernel(monkeypatch)
     game = TicTacToe()
     parent = TicTacToe.from_picture("X..\n.O.\n...")
     other_parent = TicTacToe.from_picture("...\n.O.\n..X")
@@ -507,7 +506,28 @@ def test_a_depthless_table_is_counted_at_any_node_alike_in_the_sandbox_and_the_k
     assert child == game.result(other_parent, 0)
     unrelated = TicTacToe.from_picture(".X.\n.XO\n...")  # below neither parent
     plan = [(unrelated, 2), (child, 1), (other_parent, 1), (parent, 3), (parent, 1)]
-    process = StudentProcess([(1, DEPTHLESS_TABLE)], ["depth_limited_value"], view, FAST)
+    sandboxed, in_kernel = _both_roads(DEPTHLESS_TABLE, game, plan, view)
+    assert [(o.states, o.carried) for o in sandboxed] == [(o.states, o.carried) for o in in_kernel]
+    # at the horizon of other_parent's depth-1 search: not counted; one ply below parent's
+    # depth-3 root: counted; parent again, answered at its root: counted (the root's rule)
+    assert [o.carried for o in sandboxed] == [0, 0, 0, 1, 1]
+    right = depth_limited_value(game, parent, 3, tictactoe_evaluation)
+    assert sandboxed[3].value != right  # the table's depth-1 value of the child spoilt it
+    case = cases.Case(0, "parent at depth 3", value=right, depth_limited=True)
+    hint = judge.judge_value(case, sandboxed[3]).hint
+    assert "your table carries positions over from an earlier call (1 position" in hint
+
+
+def _fresh_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("EXPANDED_STATES", "EVALUATED_STATES"):
+        monkeypatch.setattr(kernel_calls, name, set())
+    monkeypatch.setattr(kernel_calls, "EXPANDED_ROOTS", {})
+
+
+def _both_roads(source: str, game, plan: list, view: Path) -> tuple[list, list]:
+    """`depth_limited_value` called on each (state, depth) of `plan`, in one sandboxed
+    process's life and in one kernel's: the outcomes, as the judge reads them."""
+    process = StudentProcess([(1, source)], ["depth_limited_value"], view, FAST)
     try:
         process.start()
         sandboxed = [
@@ -519,22 +539,34 @@ def test_a_depthless_table_is_counted_at_any_node_alike_in_the_sandbox_and_the_k
     finally:
         process.close()
     namespace: dict = {"__name__": "__main__"}
-    exec(DEPTHLESS_TABLE, namespace)
+    exec(source, namespace)
     in_kernel = [
         kernel_calls.call_function(
             namespace["depth_limited_value"], game, s, (d, tictactoe_evaluation)
         )
         for s, d in plan
     ]
+    return sandboxed, in_kernel
+
+
+def test_a_table_of_evaluations_is_counted_where_a_later_search_needs_more_depth(
+    view: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table that stores evaluate's score at the horizon too: a later search that meets
+    that position one ply below its depth-3 root answers it from there. Counted though no call
+    expanded it (the first evaluated it), alike in the sandbox and the kernel."""
+    _fresh_kernel(monkeypatch)
+    source = DEPTHLESS_TABLE.replace(
+        "        return evaluate(state)",
+        "        TABLE[state] = evaluate(state)\n        return TABLE[state]",
+    )
+    game = TicTacToe()
+    searched = TicTacToe.from_picture("X..\n.O.\n..X")  # its children evaluated, then stored
+    parent = TicTacToe.from_picture("X.O\n...\n..X")  # O to move: O in the centre is one
+    assert game.result(parent, 4) == game.result(searched, 2)
+    sandboxed, in_kernel = _both_roads(source, game, [(searched, 1), (parent, 3)], view)
     assert [(o.states, o.carried) for o in sandboxed] == [(o.states, o.carried) for o in in_kernel]
-    # at the horizon of other_parent's depth-1 search: not counted; one ply below parent's
-    # depth-3 root: counted; parent again, answered at its root: counted (the root's rule)
-    assert [o.carried for o in sandboxed] == [0, 0, 0, 1, 1]
-    right = depth_limited_value(game, parent, 3, tictactoe_evaluation)
-    assert sandboxed[3].value != right  # the table's depth-1 value of the child spoilt it
-    case = cases.Case(0, "parent at depth 3", value=right, depth_limited=True)
-    hint = judge.judge_value(case, sandboxed[3]).hint
-    assert "your table carries positions over from an earlier call (1 position" in hint
+    assert [o.carried for o in sandboxed] == [0, 1]
 
 
 def test_within_a_horizon_a_position_counts_by_its_plies_below_the_root() -> None:

@@ -93,6 +93,10 @@ EXPANDED_STATES: set = set()
 """Every state an earlier call generated a child of: what a table kept between calls may hold
 (the `carried` of an `Outcome`, counted as `autograder/sandbox/tokens.py` counts it)."""
 
+EVALUATED_STATES: set = set()
+"""Every state an earlier depth-limited call generated and did not expand (evaluated at its
+horizon): what a table without the depth may hold (`Tokens.carried`'s `_evaluated`)."""
+
 EXPANDED_ROOTS: dict = {}
 """A function's kind ("value" of `*_value`, "decision" of `*_decision`) -> the states earlier
 calls of that kind started from and expanded."""
@@ -135,12 +139,14 @@ def call_aside(function, game, state, args: tuple = (), timeout: float | None = 
     """`call_function`, leaving what later calls count as carried as it was: a call the grader
     makes after every graded one (a wrong decision's value function on the root's children,
     `notebook_checks.own_values`), which must not change how a graded call is counted."""
-    states, roots = set(EXPANDED_STATES), {kind: set(seen) for kind, seen in EXPANDED_ROOTS.items()}
+    kept = (set(EXPANDED_STATES), set(EVALUATED_STATES))
+    roots = {kind: set(seen) for kind, seen in EXPANDED_ROOTS.items()}
     try:
         return call_function(function, game, state, args, timeout)
     finally:
-        EXPANDED_STATES.clear()
-        EXPANDED_STATES.update(states)
+        for now, before in zip((EXPANDED_STATES, EVALUATED_STATES), kept, strict=True):
+            now.clear()
+            now.update(before)
         EXPANDED_ROOTS.clear()
         EXPANDED_ROOTS.update(roots)
 
@@ -149,35 +155,41 @@ def _carried(name: str, state, counted: RecordingGame, args: tuple = ()) -> int:
     """How many positions a call of `name` answered from a table kept between calls, as the
     sandbox counts them (`Tokens.carried`): generated here, expanded by an earlier call and
     not here, and the root if an earlier call of `name`'s kind expanded it and this one did not.
-    A call with `args` has a horizon: a graded depth-limited search's depth (`horizon_of`), and
-    a position below the root counts only fewer plies below it than the depth (`_within`).
-    None, in a game of the student's own whose states are not hashable."""
+    A call with `args` has a horizon: in a graded depth-limited search (`depth_of`) a position
+    below the root counts only fewer plies below it than the depth (`_within`), and also if an
+    earlier depth-limited call met it unexpanded (`EVALUATED_STATES`); elsewhere the root
+    only. None, in a game of the student's own whose states are not hashable."""
     try:
         parents, below = set(counted.parents), {*counted.generated} - {state}
         roots = EXPANDED_ROOTS.setdefault(name.rpartition("_")[2], set())
     except TypeError:
         return 0
     game = counted.game
+    depth = depth_of(name, args) if args else None
+    evaluated = EVALUATED_STATES if depth is not None else ()
     found = [
-        p for p in below if p in EXPANDED_STATES and p not in parents and not game.is_terminal(p)
+        p
+        for p in below
+        if p not in parents and (p in EXPANDED_STATES or p in evaluated) and not game.is_terminal(p)
     ]
     if found and args:
-        depth = horizon_of(name, args)
-        inside = _within(game, state, parents, below, depth) if depth > 1 else set()
+        inside = _within(game, state, parents, below, depth) if depth and depth > 1 else ()
         found = [p for p in found if p in inside]
     carried = int(state not in parents and state in roots) + len(found)
     EXPANDED_STATES.update(parents)
+    if depth is not None:
+        EVALUATED_STATES.update(p for p in below if p not in parents and not game.is_terminal(p))
     if state in parents:
         roots.add(state)
     return carried
 
 
-def horizon_of(function: str, args: tuple) -> int:
+def depth_of(function: str, args: tuple) -> int | None:
     """The depth of a graded depth-limited call (`*_value` or `*_decision` given an int depth
-    first), else 1: only its root may be counted as carried (`Tokens.horizon_of`, word for
-    word: the kernel cannot import the sandbox)."""
+    first), else None (`Tokens.depth_of`, word for word: the kernel cannot import the
+    sandbox)."""
     graded = function.endswith(("_value", "_decision")) and type(args[0]) is int
-    return args[0] if graded else 1
+    return args[0] if graded else None
 
 
 def _within(game, root, parents: set, generated: set, depth: int) -> set:

@@ -33,6 +33,7 @@ class Tokens:
         self.most = most
         self._fresh = _random_tokens()
         self._expanded: set[int] = set()  # positions an earlier call generated a child of
+        self._evaluated: set[int] = set()  # met unexpanded by an earlier depth-limited call
         self._rooted: dict[str, set[int]] = {}  # "value" or "decision" -> roots expanded
 
     def start_call(self, state: Any, actions: list) -> tuple[int, dict[int, tuple[Any, list]]]:
@@ -44,6 +45,7 @@ class Tokens:
             self.named.clear()
             self.states.clear()
             self._expanded.clear()
+            self._evaluated.clear()
             self._rooted.clear()
         root = self.named.get(state)
         if root is None:
@@ -80,27 +82,38 @@ class Tokens:
         random move) expands nothing, so it carries nothing, however often its positions
         come back; nor does a value function whose root only a decision expanded before (the
         decision may have searched its children with a stub). A call with `args` has a horizon:
-        a graded depth-limited search's first argument is its depth (`horizon_of`), and a
+        a graded depth-limited search's first argument is its depth (`depth_of`), and there a
         position below the root counts only fewer plies below it than the depth, by the
         positions this call expanded (`within`, with the game's `result`), since a position at
-        the horizon is evaluated, not expanded; any other horizon (a contest's move, given its
-        seconds) counts the root only.
+        the horizon is evaluated, not expanded; it counts too if an earlier depth-limited call
+        met it without expanding it (evaluated it at its horizon): a table without the depth
+        stores that value. Any other horizon (a contest's move, given its seconds) counts the
+        root only.
         """
         root, *below = served
-        found = [t for t in below if served[t][1] and t in self._expanded and t not in parents]
+        depth = depth_of(function, args) if args and result is not None else None
+        evaluated = self._evaluated if depth is not None else ()
+        found = [
+            token
+            for token in below
+            if served[token][1]
+            and token not in parents
+            and (token in self._expanded or token in evaluated)
+        ]
         if found and args:
-            depth = horizon_of(function, args) if result is not None else 1
-            inside = set(self.within(served, parents, depth, result)) if depth > 1 else set()
+            inside = self.within(served, parents, depth, result) if depth and depth > 1 else ()
             found = [token for token in found if token in inside]
         carried = len(found)
         roots = self._rooted.setdefault(function.rpartition("_")[2], set())
         carried += root not in parents and root in roots
         self._expanded |= parents
+        if depth is not None:
+            self._evaluated.update(t for t in below if served[t][1] and t not in parents)
         if root in parents:
             roots.add(root)
         return carried
 
-    def within(self, served: dict, parents: set[int], depth: int, result: Callable) -> list[int]:
+    def within(self, served: dict, parents: set[int], depth: int, result: Callable) -> set[int]:
         """The positions a call generated fewer than `depth` plies below its root (the first),
         reached through positions it expanded: where a depth-limited search of that depth
         must expand every position that is not terminal. Each expanded position's children
@@ -119,11 +132,11 @@ class Tokens:
                         seen.add(child)
                         following.append(child)
             level = following
-        return [token for token in seen if token != root]
+        return seen - {root}
 
 
-def horizon_of(function: str, args: tuple) -> int:
+def depth_of(function: str, args: tuple) -> int | None:
     """The depth of a graded depth-limited call (`*_value` or `*_decision` given an int depth
-    first), else 1: only its root may be counted as carried."""
+    first), else None."""
     graded = function.endswith(("_value", "_decision")) and type(args[0]) is int
-    return args[0] if graded else 1
+    return args[0] if graded else None
