@@ -225,7 +225,11 @@ def test_a_maxn_mistake_is_named_alone_by_the_notebooks_self_check(
     with pytest.raises(AssertionError) as failed:
         exec(cells[check], namespace)
     message = str(failed.value)
-    assert _labels(message) == {mistake(mistake_id).label}, message
+    own = "your decision is right for the values maxn_value returns; fix maxn_value"
+    if check.endswith("_decision") and own in message:  # maxn_value's own checks name it
+        assert _labels(message) == set(), message
+    else:
+        assert _labels(message) == {mistake(mistake_id).label}, message
 
 
 # -- one diagnosis per function: the instances judged together -----------------------------------

@@ -256,14 +256,6 @@ def judge_decisions(
     if len(confirmed) < failed:
         counted = f"on {len(confirmed)} of its {failed} failed instances"
     said = f"{function}: {counted}, {OWN_VALUES.format(value=value)}; fix {value}"
-    # The moves themselves may name the value function's mistake: a catalogued one re-enacted
-    # picks each of them (not the worst or the last action: the place of a move is no cause).
-    picked = [(judged[index][0], judged[index][1], False) for index in sorted(confirmed)]
-    words = [
-        w for w in consistent_mistakes(picked, True)[0] if w not in (WORST_CLAUSE, LAST_CLAUSE)
-    ]
-    if words:
-        said += f" (these are the moves a search picks when {mistakes_text(tuple(words))})"
     return "\n".join(filter(None, (said, header))), verdicts
 
 
