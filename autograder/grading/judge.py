@@ -73,8 +73,9 @@ class Outcome:
     line"), when a frame of it was the student's. `carried` counts the positions the search
     met that an earlier call had met, and answered without searching them (the root, or a
     position that is not terminal, and no child generated from it): a table kept between calls
-    found them. A depth-limited search (depth 1 or more) counts its root only, since a position
-    below it may lie at its horizon; it names the table in the hints.
+    found them. A depth-limited search counts a position below its root only within its horizon
+    (fewer plies below the root than its depth), where a search expands every position, and
+    also one an earlier depth-limited call evaluated; it names the table in the hints.
     """
 
     status: str

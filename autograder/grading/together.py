@@ -5,6 +5,9 @@ hidden tests and self-checks paste it after the judge (`autograder.platforms.nbg
 so a failed self-check, a hidden test and the grader's feedback page name the same diagnosis.
 A mistake is in the diagnosis when it gives the answer of every failed call (that answered) and
 no wrong answer where a call passed; "either ... or ..." only when no instance tells two apart.
+A wrong decision is first weighed against the student's own value function (`judge_decisions`):
+where its move is a best child by the values that function gives the root's children, the
+mistake is the value function's, and the decision is told so.
 """
 
 from __future__ import annotations

@@ -167,9 +167,10 @@ def _carried(name: str, state, counted: RecordingGame, args: tuple = ()) -> int:
     game = counted.game
     depth = depth_of(name, args) if args else None
     evaluated = EVALUATED_STATES if depth is not None else ()
+    searched = below if not args or (depth or 0) > 1 else ()  # else only the root counts
     found = [
         p
-        for p in below
+        for p in searched
         if p not in parents and (p in EXPANDED_STATES or p in evaluated) and not game.is_terminal(p)
     ]
     if found and args:

@@ -93,9 +93,10 @@ class Tokens:
         root, *below = served
         depth = depth_of(function, args) if args and result is not None else None
         evaluated = self._evaluated if depth is not None else ()
+        searched = below if not args or (depth or 0) > 1 else ()  # else only the root counts
         found = [
             token
-            for token in below
+            for token in searched
             if served[token][1]
             and token not in parents
             and (token in self._expanded or token in evaluated)
