@@ -152,7 +152,8 @@ def test_a_self_check_blames_the_value_function_a_right_decision_picks_by() -> N
             namespace["minimax_decision"], "the classic tree", tree, (), (0,), [3, 2, 2]
         )
     message = str(failed.value)
-    assert "your decision is right for the values minimax_value returns; fix minimax_value" in message
+    own = "your decision is right for the values minimax_value returns; fix minimax_value"
+    assert own in message
     assert "{0: 12, 1: 6, 2: 14}, where their values are {0: 3, 1: 2, 2: 2}" in message
     assert "max/min" not in message
 
