@@ -11,6 +11,7 @@ never the points.
 
 from __future__ import annotations
 
+import html
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -24,8 +25,9 @@ from autograder.grading.load import Submission, load
 from autograder.grading.mistakes import mistake
 from autograder.grading.reference import ALL_MODULES, reference_source
 from autograder.grading.rules import ASSIGNMENT_RULES, CHANCE_AND_MAXN_RULE_IDS, rule
-from autograder.platforms import kernel_calls, nbgrader_export
+from autograder.platforms import gradescope, kernel_calls, nbgrader_export
 from autograder.reports.diagnoses import diagnosed
+from autograder.reports.feedback_page import feedback_html
 from autograder.sandbox import Limits, build_import_view
 from games import MAX, GameTree, MultiplayerTree
 
@@ -129,6 +131,11 @@ def test_a_right_decision_over_a_wrong_value_function_is_told_to_fix_the_value_f
     assert lines[0].startswith(f"{decision}: on all {len(failed)} failed instances, {said}")
     assert mistake(mistake_id).hint in lines[0], "it points at what the value function does"
     assert diagnosed(record) == {mistake(mistake_id).label}  # the class page: the value's
+    # the feedback page and Gradescope's output say it, from the same record
+    assert html.escape(said) in feedback_html(record)
+    shown = gradescope.gradescope_results(record, "", "visible", "md")
+    test = next(t for t in shown["tests"] if t["name"].startswith(decision))
+    assert f"diagnosis: {lines[0]}" in test["output"].replace("\\", "")
     # The decision's points are what the rules give its answers: the confirmation changes
     # the words only, and only failing decisions cost the extra calls.
     alone = grading.judged(
