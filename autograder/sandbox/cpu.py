@@ -48,11 +48,13 @@ def cpu_meter(pid: int, cgroups: list[str]) -> Callable[[], float] | None:
     cpu = cpu_seconds_meter(pid, cgroups)
     if cpu is None:
         return None
-    agent = agent_thread(pid, JAIL_DEPTH if cgroups else 0)
+    depth = JAIL_DEPTH if cgroups else 0
     grader = f"/proc/self/task/{threading.get_native_id()}/schedstat"
-    if agent is None or schedstat(grader) is None:
+    if schedstat(grader) is None:
         return cpu  # no scheduler statistics here: CPU time alone
-    return PresenceMeter(cpu, agent, grader)
+    # A jail that has just been started has not forked the submission's process yet (its load
+    # is metered from the start): the meter finds the agent's thread at a later reading.
+    return PresenceMeter(cpu, agent_thread(pid, depth), grader, lambda: agent_thread(pid, depth))
 
 
 def cpu_seconds_meter(pid: int, cgroups: list[str]) -> Callable[[], float] | None:
@@ -67,20 +69,35 @@ def cpu_seconds_meter(pid: int, cgroups: list[str]) -> Callable[[], float] | Non
 
 
 class PresenceMeter:
-    """CPU time, or the agent thread's presence if that is more (see the module's docstring)."""
+    """CPU time, or the agent thread's presence if that is more (see the module's docstring).
 
-    def __init__(self, cpu: Callable[[], float], agent: str, grader: str) -> None:
-        self.cpu, self.agent, self.grader = cpu, agent, grader
+    An `agent` thread not there yet (None) is looked for with `find` at each reading; its
+    presence counts from the reading that found it (a jail forks it within milliseconds, and
+    the code it loads runs only after that), its CPU time from the start."""
+
+    def __init__(
+        self,
+        cpu: Callable[[], float],
+        agent: str | None,
+        grader: str,
+        find: Callable[[], str | None] | None = None,
+    ) -> None:
+        self.cpu, self.agent, self.grader, self.find = cpu, agent, grader, find
         self.first_cpu = cpu()
         self.first = self._clocks()
 
     def _clocks(self) -> tuple[float, float, float]:
-        agent = schedstat(self.agent) or (0, 0)
+        agent = (schedstat(self.agent) if self.agent else None) or (0, 0)
         grader = schedstat(self.grader) or (0, 0)
         return time.monotonic(), agent[1], grader[0] + grader[1]
 
     def __call__(self) -> float:
         cpu = self.cpu()
+        if self.agent is None:
+            self.agent = self.find() if self.find is not None else None
+            if self.agent is None:
+                return cpu  # not forked yet (or no statistics for it): CPU time alone
+            self.first = self._clocks()  # its presence from now on
         wall, agent_waiting, grader_busy = self._clocks()
         presence = (
             (wall - self.first[0]) - (agent_waiting - self.first[1]) - (grader_busy - self.first[2])
