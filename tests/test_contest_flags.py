@@ -1,0 +1,204 @@
+"""What the contest tells the instructor alone, what a jailed load is charged, and the course
+seed a Gradescope bundle carries (issue 33's leftovers).
+
+An own engine (it reads `game.board` and searches by itself, served no state) is flagged on
+class.html and summary.csv, and on no page the student reads: feedback.html, Gradescope's
+visible output, the terminal's lines; the reference agent is not flagged. A loader that sleeps
+is stopped at its load seconds like one that computes, jailed as without the jail. A bundle
+built with a course seed grades with that term's suite.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+from example_class import make_class
+from test_contest_integrity import ENGINE, LIMITS
+
+from autograder.cli import main
+from autograder.contest import grade as contest_grade
+from autograder.contest.levels import LEVELS, play_contest
+from autograder.contest.positions import COURSE_SEED_VARIABLE, POSITIONS, course_positions
+from autograder.contest.student_agent import StudentAgent
+from autograder.grading.grade import Settings, feedback
+from autograder.grading.load import Loaded, Submission
+from autograder.grading.records import GradeRecord
+from autograder.grading.rules import ASSIGNMENT_RULES
+from autograder.platforms import gradescope
+from autograder.reports import class_report, files, terminal
+from autograder.sandbox import build_import_view, jail_support
+
+
+@pytest.fixture(scope="module")
+def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_import_view(tmp_path_factory.mktemp("view"))
+
+
+SHORT_LEVEL = dataclasses.replace(LEVELS[0], games=LEVELS[0].games[:2])
+"""Two games against the random player: enough moves to be flagged, played in seconds."""
+
+
+@pytest.fixture(scope="module")
+def graded(view: Path) -> dict[str, GradeRecord]:
+    """The engine and the reference graded as `grade --assignment connect_four` grades them,
+    on a contest cut down to two games and four positions (the flags need only their moves)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(contest_grade, "course_positions", lambda seed: POSITIONS[:4])
+        patch.setattr(
+            contest_grade,
+            "play_contest",
+            lambda agent, allowance: play_contest(agent, allowance, levels=(SHORT_LEVEL,)),
+        )
+        settings = Settings(LIMITS, view, ASSIGNMENT_RULES["connect_four"], move_seconds=0.1)
+        agents = {"engine": ENGINE, "honest": make_class.AGENTS["alice_correct"]}
+        return {
+            name: contest_grade.grade_agent(
+                Submission(name, ()), Loaded(cells=[(1, source)], digest=name), settings
+            )
+            for name, source in agents.items()
+        }
+
+
+def test_an_own_engine_is_flagged_for_the_instructor_and_the_reference_is_not(graded) -> None:
+    engine, reference = graded["engine"], graded["honest"]
+    assert engine.status == reference.status == "graded"
+    assert len(engine.flags) == 1 and "searches outside the served game" in engine.flags[0]
+    assert "no state served" in engine.flags[0] and "points stand as graded" in engine.flags[0]
+    assert reference.flags == ()
+    assert not any("flag" in message or "outside" in message for message in engine.messages)
+
+
+def test_the_class_page_and_summary_show_the_flag_beside_the_student(
+    graded, tmp_path: Path
+) -> None:
+    """Saved and read back as a run rebuilds the class files, the flag is on class.html (a
+    section of its own, the student linked) and in summary.csv, for the engine alone."""
+    for record in graded.values():
+        files.save_student(tmp_path, record, "stamp", feedback(record))
+    records = [files.load_saved(tmp_path, name).record for name in sorted(graded)]
+    assert records[0].flags == graded["engine"].flags  # through results.json and back
+    summary = class_report.write_class_files(tmp_path, records)
+    page = (tmp_path / "class.html").read_text(encoding="utf-8")
+    flagged = page[page.index("Flagged for the instructor") :]
+    flagged = flagged[: flagged.index("</ul>")]
+    assert "engine/feedback.html" in flagged and "searches outside the served game" in flagged
+    assert "honest" not in flagged
+    rows = (tmp_path / "summary.csv").read_text(encoding="utf-8").splitlines()
+    assert [row.split(",")[0] for row in rows].count("flagged") == 1
+    assert summary.flagged == (("engine", graded["engine"].flags),)
+
+
+def test_no_page_the_student_reads_mentions_the_flag(graded) -> None:
+    """feedback.html, Gradescope's visible tests and output, the grade run's results.json
+    output and the terminal's lines of a self-check say nothing of it; Gradescope keeps it in
+    a hidden test (the instructor's alone) and not in the record under extra_data."""
+    record = graded["engine"]
+    page = feedback(record)
+    results = gradescope.gradescope_results(record, page, "visible", "html")
+    visible = [test for test in results["tests"] if test["visibility"] != "hidden"]
+    hidden = [test for test in results["tests"] if test["visibility"] == "hidden"]
+    shown = [
+        page,
+        results["output"],
+        json.dumps(visible),
+        json.dumps(results["extra_data"]),
+        files.results_json(record, "stamp")["output"],
+        "\n".join(terminal.lone_lines(record, 0, Path("out"))),
+    ]
+    for text in shown:
+        assert "outside the served game" not in text and "lagged" not in text, text[:300]
+    assert [test["name"] for test in hidden] == ["Flagged for the instructor"]
+    assert "searches outside the served game" in hidden[0]["output"]
+    plain = gradescope.gradescope_results(graded["honest"], page, "visible", "html")
+    assert all(test["visibility"] != "hidden" for test in plain["tests"])
+
+
+# -- a jailed load is charged its sleep ----------------------------------------------------------
+
+SLEEPY_LOAD = """
+import time
+time.sleep(4)  # asleep while loading: as much of its load's time as computing
+
+def connect_four_agent(game, state, seconds):
+    return game.actions(state)[0]
+"""
+
+BUSY_LOAD = SLEEPY_LOAD.replace(
+    "time.sleep(4)", "end = time.process_time() + 4\nwhile time.process_time() < end:\n    pass"
+)
+
+HONEST_LOAD = SLEEPY_LOAD.replace("time.sleep(4)", "time.sleep(0.05)")
+
+
+@pytest.mark.parametrize("isolation", ["process", "jail"])
+def test_a_loader_that_sleeps_is_stopped_at_its_load_seconds_like_one_that_computes(
+    view: Path, isolation: str
+) -> None:
+    """`--load-seconds` of 0.5 and a wall-clock safety net of 20 s: the sleeper and the busy
+    loader are both stopped for their load's time; an honest loader that sleeps a little
+    loads."""
+    if isolation == "jail" and not jail_support()[0]:
+        pytest.skip(f"the jail cannot be used here: {jail_support()[1]}")
+    limits = dataclasses.replace(LIMITS, load_cpu_seconds=0.5, isolation=isolation)
+    errors = {}
+    for name, source in (("sleepy", SLEEPY_LOAD), ("busy", BUSY_LOAD), ("honest", HONEST_LOAD)):
+        agent = StudentAgent(name, [(1, source)], view, limits)
+        try:
+            errors[name] = agent.load_error
+        finally:
+            agent.close()
+    assert errors["honest"] == ""
+    for name in ("sleepy", "busy"):
+        assert "used more than 0.5 s of CPU time while loading" in errors[name], errors
+
+
+# -- the course seed in the Gradescope bundle ----------------------------------------------------
+
+
+def _options(bundle: Path) -> list[str]:
+    """The options run_autograder gives gradescope-run."""
+    script = zipfile.ZipFile(bundle).read("run_autograder").decode()
+    line = next(line for line in script.splitlines() if "gradescope-run" in line)
+    return line.split('--root "$ROOT"', 1)[1].split()
+
+
+def test_a_bundle_built_with_a_course_seed_grades_that_term_s_positions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Built with --course-seed 7 (or with AUTOGRADER_COURSE_SEED=9 where it is built), the
+    bundle's run_autograder grades with that seed, whatever Gradescope's environment says;
+    built with neither, it grades the default suite."""
+    monkeypatch.delenv(COURSE_SEED_VARIABLE, raising=False)
+    bundle = tmp_path / "seeded.zip"
+    command = ["gradescope", "--assignment", "connect_four", "--out", str(bundle)]
+    assert main([*command, "--course-seed", "7"]) == 0
+    seeded = _options(bundle)
+    monkeypatch.setenv(COURSE_SEED_VARIABLE, "9")
+    assert main(command) == 0
+    from_variable = _options(bundle)
+    monkeypatch.setenv(COURSE_SEED_VARIABLE, "nine")
+    assert main(command) == 2  # refused, with why, rather than a bundle of the default suite
+    monkeypatch.delenv(COURSE_SEED_VARIABLE)
+    assert main(command) == 0
+    unseeded = _options(bundle)
+    assert "--course-seed" not in unseeded
+
+    drawn = []
+
+    def grade(submission, loaded, settings):  # what the contest would draw its suite from
+        drawn.append(course_positions(settings.course_seed))
+        return GradeRecord(submission.student, "graded", 0, 100)
+
+    monkeypatch.setattr(gradescope, "grade", grade)
+    for number, options in enumerate((seeded, from_variable, unseeded)):
+        root = tmp_path / f"root-{number}"
+        (root / "submission").mkdir(parents=True)
+        (root / "results").mkdir()
+        (root / "submission" / "agent.py").write_text("def connect_four_agent(g, s, t):\n  0\n")
+        assert main(["gradescope-run", "--root", str(root), *options]) == 0
+    assert drawn == [course_positions(7), course_positions(9), POSITIONS]
+    assert course_positions(7) != POSITIONS
