@@ -4,8 +4,9 @@ seed a Gradescope bundle carries (issue 33's leftovers).
 An own engine (it reads `game.board` and searches by itself, served no state) is flagged on
 class.html and summary.csv, and on no page the student reads: feedback.html, Gradescope's
 visible output, the terminal's lines; the reference agent is not flagged. A loader that sleeps
-is stopped at its load seconds like one that computes, jailed as without the jail. A bundle
-built with a course seed grades with that term's suite.
+is stopped at its load seconds like one that computes, jailed as without the jail. An agent
+that overruns once and keeps a module-level table earns the same points in nbgrader's kernel
+as in the grader's sandbox. A bundle built with a course seed grades with that term's suite.
 """
 
 from __future__ import annotations
@@ -154,6 +155,80 @@ def test_a_loader_that_sleeps_is_stopped_at_its_load_seconds_like_one_that_compu
     assert errors["honest"] == ""
     for name in ("sleepy", "busy"):
         assert "used more than 0.5 s of CPU time while loading" in errors[name], errors
+
+
+# -- nbgrader's kernel and the sandbox, after an overrun -----------------------------------------
+
+TABLED = """
+import time
+
+TABLE = {"calls": 0}
+
+def connect_four_agent(game, state, seconds):
+    TABLE["calls"] += 1
+    if TABLE["calls"] == 3:  # overruns once: the sandbox restarts it, the kernel puts TABLE back
+        end = time.process_time() + 10 * seconds
+        while time.process_time() < end:
+            pass
+    legal = game.actions(state)
+    for column in legal:  # a win in one, if there is one
+        if game.is_terminal(game.result(state, column)):
+            return column
+    central = sorted(legal, key=lambda column: abs(column - 4))
+    return central[TABLE["calls"] % min(2, len(central))]  # the table decides the rest
+"""
+
+
+def test_an_agent_that_overruns_once_with_a_table_earns_alike_in_the_kernel_and_the_sandbox(
+    view: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two games against the random player at 0.1 s a move: the hidden cells' grading
+    (`contest_checks.grade_contest_rule`, run in the kernel) and the grader's give each rule
+    the same points, and both stopped the same moves. Without the kernel's restore, its table
+    would go on counting and it would overrun once only."""
+    import textwrap
+
+    from autograder.platforms import contest_checks
+
+    allowance = dict(states=200, seconds=0.1)
+    monkeypatch.setattr(contest_checks, "LEVELS", (SHORT_LEVEL,))
+    monkeypatch.setattr(contest_checks, "PLAYED", {})
+    monkeypatch.setattr(contest_checks, "KERNEL_AGENTS", {})
+    namespace: dict = {}
+    exec(textwrap.dedent(TABLED), namespace)  # noqa: S102 - the notebook's cell, in a kernel
+    kernel, said = {}, {}
+    for rule_id, points in (("agent_beats_random", 10.0), ("agent_moves_in_time", 20.0)):
+        try:
+            kernel[rule_id] = contest_checks.grade_contest_rule(
+                rule_id, points, namespace, allowance["states"], allowance["seconds"]
+            )
+        except AssertionError as failed:  # the cell fails: nbgrader gives it no point
+            kernel[rule_id], said[rule_id] = 0.0, str(failed)
+    monkeypatch.setattr(contest_grade, "course_positions", lambda seed: POSITIONS[:2])
+    monkeypatch.setattr(
+        contest_grade,
+        "play_contest",
+        lambda agent, allowance: play_contest(agent, allowance, levels=(SHORT_LEVEL,)),
+    )
+    settings = Settings(
+        LIMITS,
+        view,
+        ASSIGNMENT_RULES["connect_four"],
+        move_seconds=allowance["seconds"],
+        move_states=allowance["states"],
+    )
+    record = contest_grade.grade_agent(
+        Submission("tabled", ()), Loaded(cells=[(1, TABLED)], digest="tabled"), settings
+    )
+    sandbox = {rule.id: rule.points for rule in record.rules if rule.id in kernel}
+    assert sandbox == kernel and kernel["agent_beats_random"] > 0
+    in_time = next(rule for rule in record.rules if rule.id == "agent_moves_in_time")
+    # The table starts again with the process (the kernel puts it back): every third move of
+    # a life overruns, in each game, on both roads, and the same moves are forfeited.
+    got = [f"got {verdict.got}." for verdict in in_time.groups[0].verdicts]
+    assert got == ["got 1 moves forfeited.", "got 3 moves forfeited."]
+    assert all(text in said["agent_moves_in_time"] for text in got)
+    assert "2 of 2 fall short" in said["agent_moves_in_time"]
 
 
 # -- the course seed in the Gradescope bundle ----------------------------------------------------
