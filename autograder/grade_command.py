@@ -109,8 +109,7 @@ def run_and_report(args, found, limits: Limits, jailed: bool, console: Console) 
         names = roster.roster_names(students)
         try:
             graded = run(submissions, args, limits, Path(scratch), console, isolation)
-            saved = {record.student for record in graded}
-            ownership.remember_places(args.out, [s for s in submissions if s.student in saved])
+            _remember_places(args.out, submissions, graded, console)
             records = files.whole_class(args.out, known, graded)
             try:
                 files.write_atomically(args.out / "grades.csv", files.grades_csv(records, names))
@@ -152,6 +151,16 @@ def _given(args, submissions: list, known: set[str], console: Console) -> list:
             highlight=False,
         )
     return [submission for submission in submissions if submission.student not in left]
+
+
+def _remember_places(out: Path, submissions: list, graded: list, console: Console) -> None:
+    """Where each student this run saved was found (`reports.ownership`); if it cannot be
+    written, the grades stand and the run says so."""
+    saved = {record.student for record in graded}
+    try:
+        ownership.remember_places(out, [s for s in submissions if s.student in saved])
+    except OSError as error:
+        console.print(f"[yellow]{ownership.PLACES} could not be written[/yellow]: {error}")
 
 
 def run(

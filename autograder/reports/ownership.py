@@ -37,9 +37,16 @@ PLACES = ".places.json"
 """Where each saved student's files were found: student id -> the resolved folder."""
 
 
+def located(path: str | Path) -> Path:
+    """`path` with its folder resolved, itself not followed (a submission may be a link, even a
+    link to itself, which is refused and named, never followed)."""
+    absolute = os.path.abspath(path)
+    return Path(os.path.realpath(os.path.dirname(absolute))) / os.path.basename(absolute)
+
+
 def place(files: Iterable[str | Path]) -> Path | None:
     """The folder that holds all of `files` (resolved), or None if there are none."""
-    folders = [str(Path(file).resolve().parent) for file in files]
+    folders = [str(located(file).parent) for file in files]
     try:
         return Path(os.path.commonpath(folders)) if folders else None
     except ValueError:  # paths on different drives: no common folder
@@ -70,9 +77,9 @@ def named(submission: Submission, paths: list[Path], student: str | None) -> boo
     found it is a file given alone or a folder given alone as one student's."""
     if student is not None:
         return True
-    files = [Path(file).resolve() for file in submission.files]
+    files = [located(file) for file in submission.files]
     for path in map(Path, paths):
-        given = path.resolve()
+        given = located(path)
         if given in files and not path.is_dir():
             return True  # a file given alone: named by its stem
         if path.is_dir() and all(given in file.parents for file in files):
