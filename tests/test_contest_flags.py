@@ -29,7 +29,7 @@ from autograder.grading.grade import Settings, feedback
 from autograder.grading.load import Loaded, Submission
 from autograder.grading.records import GradeRecord
 from autograder.grading.rules import ASSIGNMENT_RULES
-from autograder.platforms import gradescope
+from autograder.platforms import gradescope, nbgrader_feedback
 from autograder.reports import class_report, files, terminal
 from autograder.sandbox import build_import_view, jail_support
 
@@ -95,7 +95,8 @@ def test_the_class_page_and_summary_show_the_flag_beside_the_student(
 
 def test_no_page_the_student_reads_mentions_the_flag(graded) -> None:
     """feedback.html, Gradescope's visible tests and output, the grade run's results.json
-    output and the terminal's lines of a self-check say nothing of it; Gradescope keeps it in
+    output, the terminal's lines of a self-check and nbgrader's feedback after the import say
+    nothing of it; Gradescope keeps it in
     a hidden test (the instructor's alone) and not in the record under extra_data."""
     record = graded["engine"]
     page = feedback(record)
@@ -109,6 +110,11 @@ def test_no_page_the_student_reads_mentions_the_flag(graded) -> None:
         json.dumps(results["extra_data"]),
         files.results_json(record, "stamp")["output"],
         "\n".join(terminal.lone_lines(record, 0, Path("out"))),
+        *(  # the hidden cells' outputs after `nbgrader-import`: nbgrader's feedback
+            nbgrader_feedback.cell_output("agent", (rule.id, group.name), record, "", 1)
+            for rule in record.rules
+            for group in rule.groups
+        ),
     ]
     for text in shown:
         assert "outside the served game" not in text and "lagged" not in text, text[:300]
