@@ -92,9 +92,9 @@ SWISS_FROM = 40
 DEFAULT_LOAD_SECONDS = 10.0
 """Seconds an agent's process may use to load (`--load-seconds`), at each start: its CPU time,
 and its time asleep or blocked as well (`sandbox.cpu`, jailed or not), never its wait for a CPU;
-past them, or past twice as many wall-clock seconds (the safety net), it is stopped. At the check before the games
-the agent is then listed as not playing, with the reason; in a match (a restart), it loses that
-game. Either way only its own games pay for it."""
+past them, or past twice as many wall-clock seconds (the safety net), it is stopped. At the
+check before the games the agent is then listed as not playing, with the reason; in a match (a
+restart), it loses that game. Either way only its own games pay for it."""
 
 
 @dataclass(frozen=True)
