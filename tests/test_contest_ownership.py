@@ -10,6 +10,7 @@ holds (grades, feedback, the roster's names and e-mails) is the instructor's alo
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -18,6 +19,8 @@ from pathlib import Path
 
 from autograder.cli import main
 from autograder.grading.load import discover
+from autograder.grading.records import GradeRecord
+from autograder.reports import files, ownership
 from autograder.reports.files import OutputLock, write_atomically
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,6 +142,29 @@ def test_a_run_given_a_saved_student_updates_her(tmp_path: Path, capsys) -> None
         assert "left as saved" not in printed
         digests.append(_digest(out, "zoe"))
     assert len(set(digests)) == len(digests)
+
+
+def test_the_guard_reads_where_older_results_came_from_and_knows_a_named_folder(
+    tmp_path: Path,
+) -> None:
+    """Results saved before `.places.json` existed are placed by their record's files; a
+    Moodle student's folder given alone names its student, so it is given, not guarded."""
+    folder, out = _unrecognised(tmp_path), tmp_path / "out"
+    record = GradeRecord("zoe", "graded", 0, 25, files=(str(folder / "zoe.py"),), digest="d")
+    files.save_student(out, record, "stamp", "<html></html>")
+    found = discover([folder / "mallory"]).submissions
+    assert [s.student for s in found] == ["my_work", "zoe"]
+    left = ownership.not_given(out, found, {"zoe"}, [folder / "mallory"])
+    assert list(left) == ["zoe"] and f"inside {folder}" in left["zoe"]
+    moodle = folder / "Zoe Smith_4412_assignsubmission_file_"
+    moodle.mkdir()
+    (moodle / "zoe.py").write_text(CODE)
+    found = discover([moodle]).submissions
+    assert [s.student for s in found] == ["4412"]
+    assert ownership.not_given(out, found, {"4412"}, [moodle]) == {}
+    renamed = [dataclasses.replace(found[0], student="zoe")]  # found under a saved student's id
+    assert ownership.not_given(out, renamed, {"zoe"}, [moodle]) == {}
+    assert ownership.not_given(out, renamed, {"zoe"}, [folder]) != {}
 
 
 def test_what_the_grader_writes_is_the_instructor_s_alone(tmp_path: Path) -> None:
