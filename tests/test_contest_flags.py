@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 import zipfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from example_class import make_class
@@ -23,6 +25,7 @@ from test_contest_integrity import ENGINE, LIMITS
 from autograder.cli import main
 from autograder.contest import grade as contest_grade
 from autograder.contest.levels import LEVELS, play_contest
+from autograder.contest.opponents import Allowance
 from autograder.contest.positions import COURSE_SEED_VARIABLE, POSITIONS, course_positions
 from autograder.contest.student_agent import StudentAgent
 from autograder.grading.grade import Settings, feedback
@@ -31,7 +34,7 @@ from autograder.grading.records import GradeRecord
 from autograder.grading.rules import ASSIGNMENT_RULES
 from autograder.platforms import gradescope, nbgrader_feedback
 from autograder.reports import class_report, files, terminal
-from autograder.sandbox import build_import_view, jail_support
+from autograder.sandbox import build_import_view, cpu, jail_support
 
 
 @pytest.fixture(scope="module")
@@ -235,6 +238,84 @@ def test_an_agent_that_overruns_once_with_a_table_earns_alike_in_the_kernel_and_
     assert got == ["got 1 moves forfeited.", "got 3 moves forfeited."]
     assert all(text in said["agent_moves_in_time"] for text in got)
     assert "2 of 2 fall short" in said["agent_moves_in_time"]
+
+
+# -- a wait for a CPU the kernel has not counted yet -------------------------------------------
+
+
+class Scripted:
+    """The clocks a `PresenceMeter` reads, set by the test: the agent's CPU time, the wall
+    clock, the agent thread's counted run-queue delay and whether it is runnable (state R)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.cpu, self.wall, self.delay, self.runnable = 0.0, 0.0, 0.0, True
+        monkeypatch.setattr(cpu, "schedstat", self.schedstat)
+        monkeypatch.setattr(cpu, "_runnable", lambda path: self.runnable)
+        monkeypatch.setattr(cpu, "time", SimpleNamespace(monotonic=lambda: self.wall))
+
+    def schedstat(self, path: str) -> tuple[float, float]:
+        return (self.cpu, self.delay) if path == "agent" else (0.0, 0.0)
+
+    def meter(self) -> cpu.PresenceMeter:
+        return cpu.PresenceMeter(lambda: self.cpu, "agent", "grader")
+
+
+def test_an_honest_agent_queued_at_a_reading_is_not_charged_its_uncounted_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Computing, then queued behind other work for 120 ms: the kernel counts the wait only
+    when the agent runs again, and the meter never charged it meanwhile."""
+    clocks = Scripted(monkeypatch)
+    meter = clocks.meter()
+    clocks.cpu = clocks.wall = 0.05  # computing
+    assert meter() == pytest.approx(0.05)
+    for _ in range(3):  # queued: no CPU, no counted delay yet, the wall clock goes on
+        clocks.wall += 0.04
+        assert meter() == pytest.approx(0.05)
+    clocks.wall, clocks.cpu, clocks.delay = 0.2, 0.08, 0.12  # it ran: the wait is counted
+    assert meter() == pytest.approx(0.08)
+
+
+def test_a_sleeper_is_charged_its_sleep_at_the_latest_one_reading_late(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Asleep at a reading: charged at once. Asleep between readings and runnable at them (it
+    woke just before): charged as soon as it has run, however it times its naps."""
+    clocks = Scripted(monkeypatch)
+    meter = clocks.meter()
+    clocks.runnable, clocks.wall = False, 0.1  # asleep
+    assert meter() == pytest.approx(0.1)
+    clocks = Scripted(monkeypatch)
+    meter = clocks.meter()
+    charged = []
+    for _ in range(4):  # naps 45 ms, runs 5 ms, and is runnable whenever it is read
+        clocks.wall += 0.05
+        clocks.cpu += 0.005
+        charged.append(meter())
+    assert charged[0] == pytest.approx(0.005)  # held back: it may have been a wait
+    assert charged[-1] == pytest.approx(0.155)  # all but the last interval's nap
+
+
+# -- the kernel's two timers ---------------------------------------------------------------------
+
+
+def test_the_kernel_s_second_timer_never_escapes_a_stopped_move() -> None:
+    """A move past its CPU time rings the CPU timer, and the sleep check's timer can ring
+    before both are cleared: the call ends as stopped, never with the exception escaping into
+    the hidden cell (it did, about once in a hundred calls, under load)."""
+    from autograder.platforms import contest_checks
+    from games import BudgetedGame, ConnectFour
+
+    def spin(game, state, seconds):
+        end = time.process_time() + 1
+        while time.process_time() < end:
+            pass
+
+    start = ConnectFour().initial_state()
+    for _ in range(300):
+        game = BudgetedGame(ConnectFour(), 100)
+        outcome = contest_checks.call_within(spin, game, start, Allowance(100, 0.002))
+        assert outcome.status == "timeout"
 
 
 # -- the course seed in the Gradescope bundle ----------------------------------------------------

@@ -14,6 +14,11 @@ The grader's thread is busy (running or waiting for a CPU) only while it answers
 (serving a state, reading this meter): while the agent computes or sleeps, the grader blocks in
 `select`. Threads or processes that compute in parallel are paid by their CPU time.
 
+The kernel adds a wait for a CPU to the run-queue delay when the wait ends, so a thread queued
+at the moment of a reading shows its wait so far as presence: on a busy machine that could stop
+an honest move. What may be such a wait is held back until it is settled (`PresenceMeter`), so a
+sleep is charged at most one reading late.
+
 CPU time: jailed, the submission's cpuacct cgroup holds every process it starts
 (`cpuacct.usage`, in nanoseconds). Without that cgroup, the processes descended from the
 submission's first one are found in /proc and their user and system times added up (a process
@@ -32,6 +37,9 @@ from pathlib import Path
 CHECK_EVERY = 0.05
 """Wall-clock seconds between two readings while a move runs: a move that passes its time is
 stopped at most this much later (in wall time) than when it passed it."""
+
+NOT_RUN = 0.001
+"""CPU seconds under which a runnable agent thread has not run between two readings."""
 
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -85,6 +93,9 @@ class PresenceMeter:
         self.cpu, self.agent, self.grader, self.find = cpu, agent, grader, find
         self.first_cpu = cpu()
         self.first = self._clocks()
+        self.last = (0.0, 0.0)  # (presence, CPU seconds) at the last reading
+        self.pending = 0.0  # presence perhaps still waiting for a CPU: not charged yet
+        self.reading = self.first_cpu  # never decreases
 
     def _clocks(self) -> tuple[float, float, float]:
         agent = (schedstat(self.agent) if self.agent else None) or (0, 0)
@@ -102,7 +113,38 @@ class PresenceMeter:
         presence = (
             (wall - self.first[0]) - (agent_waiting - self.first[1]) - (grader_busy - self.first[2])
         )
-        return self.first_cpu + max(cpu - self.first_cpu, presence)
+        used = cpu - self.first_cpu
+        self._settle(presence, used)
+        self.last = (presence, used)
+        self.reading = max(self.reading, self.first_cpu + max(used, presence - self.pending))
+        return self.reading
+
+    def _settle(self, presence: float, used: float) -> None:
+        """Keep in `pending` what may be a wait for a CPU still under way.
+
+        The kernel adds a wait to the run-queue delay only once it ends: a thread queued at a
+        reading shows its wait so far as presence. So what an interval holds beyond its CPU time
+        is held back while the thread is runnable (state R) and has not run since: once it has
+        run, its earlier wait is in the delay (presence drops), and only the last interval can
+        still hold one. Asleep or blocked, nothing is held back. A sleep is thus charged at most
+        one reading late (a sleeper cannot stay queued without running), and a move is not
+        stopped for a wait the kernel has not counted yet."""
+        excess = max(0.0, (presence - self.last[0]) - (used - self.last[1]))
+        if not _runnable(self.agent):
+            self.pending = 0.0
+        elif used - self.last[1] < NOT_RUN:
+            self.pending += excess  # queued all along: its wait goes on
+        else:
+            self.pending = excess
+
+
+def _runnable(schedstat_path: str) -> bool:
+    """Whether the task of `schedstat_path` is running or waiting for a CPU (state R)."""
+    try:
+        with open(schedstat_path[: -len("schedstat")] + "stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] == b"R"
+    except (OSError, IndexError):
+        return False
 
 
 def schedstat(path: str) -> tuple[float, float] | None:
