@@ -228,8 +228,11 @@ def _other_command(args: argparse.Namespace, prog: str, adopt_orphans: bool) -> 
 
         try:
             built = gradescope.build_bundle(
-                args.out, args.assignment, args.details, args.output_format
+                args.out, args.assignment, args.details, args.output_format, args.course_seed
             )
+        except ValueError as error:  # the course seed's variable is no whole number
+            print(f"{prog} gradescope: error: {error}", file=sys.stderr)
+            return 2
         except OSError as error:
             why = gradescope.why_not_written(args.out, error)
             print(f"{prog} gradescope: error: --out {args.out} {why}", file=sys.stderr)
@@ -268,7 +271,7 @@ def _other_command(args: argparse.Namespace, prog: str, adopt_orphans: bool) -> 
         become_subreaper()
     rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
     results = gradescope.run_in_gradescope(
-        args.root, None, rule_ids, args.details, args.output_format
+        args.root, None, rule_ids, args.details, args.output_format, args.course_seed
     )
     print(f"score {results['score']:g}")
     return 0

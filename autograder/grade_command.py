@@ -23,7 +23,7 @@ from autograder.grading.load import discover
 from autograder.grading.outcomes import Terminated, terminated
 from autograder.grading.records import GradeRecord
 from autograder.grading.rules import ASSIGNMENT_RULES, RULE_IDS
-from autograder.reports import class_report, files, roster, similarity, terminal
+from autograder.reports import class_report, files, ownership, roster, similarity, terminal
 from autograder.sandbox import (
     Limits,
     become_subreaper,
@@ -94,10 +94,11 @@ def run_and_report(args, found, limits: Limits, jailed: bool, console: Console) 
     with lock, tempfile.TemporaryDirectory(prefix=scratch_prefix) as scratch:
         files.remove_temporary_files(args.out)
         known = files.saved_students(args.out)  # before any submission runs
+        submissions = _given(args, found.submissions, known, console)
         similar = (
             similarity.SimilarPairs(
                 args.out,
-                similarity.class_submissions(args.out, known, found.submissions),
+                similarity.class_submissions(args.out, known, submissions),
                 similarity.assignment_limits(args.assignment),
             )
             if args.similarity
@@ -107,7 +108,8 @@ def run_and_report(args, found, limits: Limits, jailed: bool, console: Console) 
         students = roster.class_roster(args.out, args.roster)
         names = roster.roster_names(students)
         try:
-            graded = run(found.submissions, args, limits, Path(scratch), console, isolation)
+            graded = run(submissions, args, limits, Path(scratch), console, isolation)
+            _remember_places(args.out, submissions, graded, console)
             records = files.whole_class(args.out, known, graded)
             try:
                 files.write_atomically(args.out / "grades.csv", files.grades_csv(records, names))
@@ -133,6 +135,32 @@ def run_and_report(args, found, limits: Limits, jailed: bool, console: Console) 
         console.print(f"not in the roster (check their ids): {ids}", highlight=False)
     console.print(terminal.where_lines(graded, args.out), highlight=False, soft_wrap=True)
     return 0
+
+
+def _given(args, submissions: list, known: set[str], console: Console) -> list:
+    """The submissions to grade: all of them with `--force`; else every one but those of saved
+    students this run was not given (`reports.ownership`), which keep their results."""
+    if args.force:
+        return list(submissions)
+    left = ownership.not_given(args.out, submissions, known, args.paths, args.student)
+    for student, why in sorted(left.items()):
+        console.print(
+            f"[yellow]left as saved[/yellow] {terminal.plain_text(student)}: "
+            f"{terminal.plain_text(why)}; give her file or folder alone, or --student, or "
+            "use --force to grade this one as her",
+            highlight=False,
+        )
+    return [submission for submission in submissions if submission.student not in left]
+
+
+def _remember_places(out: Path, submissions: list, graded: list, console: Console) -> None:
+    """Where each student this run saved was found (`reports.ownership`); if it cannot be
+    written, the grades stand and the run says so."""
+    saved = {record.student for record in graded}
+    try:
+        ownership.remember_places(out, [s for s in submissions if s.student in saved])
+    except OSError as error:
+        console.print(f"[yellow]{ownership.PLACES} could not be written[/yellow]: {error}")
 
 
 def run(

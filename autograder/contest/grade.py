@@ -57,7 +57,6 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
         output = agent.process.output()
     finally:
         agent.close()
-    messages += [f"flagged for the instructor: {flag} ({KEPT_POINTS})" for flag in flags]
     if agent.used >= total:
         messages.append(
             f"the agent used all of its {total:g} s for the contest (every move's allowance added "
@@ -75,7 +74,8 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
         "whose value your move kept 1), in proportion between the share that earns nothing "
         "and the one that earns every point"
     )
-    return _record(submission, loaded, "graded", messages, rules, started, output)
+    flagged = tuple(f"{flag} ({KEPT_POINTS})" for flag in flags)
+    return _record(submission, loaded, "graded", messages, rules, started, output, flagged)
 
 
 KEPT_POINTS = (
@@ -125,7 +125,9 @@ def _record(
     rules: tuple[RuleResult, ...],
     started: float,
     output: str = "",
+    flags: tuple[str, ...] = (),
 ) -> GradeRecord:
+    """The record; `flags` are the instructor's alone (never among the student's messages)."""
     return GradeRecord(
         student=submission.student,
         files=tuple(str(path) for path in submission.files),
@@ -138,4 +140,5 @@ def _record(
         score=sum(rule.points for rule in rules),
         max_score=sum(rule.max_points for rule in rules),
         seconds=round(time.monotonic() - started, 3),
+        flags=flags,
     )

@@ -90,10 +90,11 @@ SWISS_FROM = 40
 """Past this many agents playing every pair, the command suggests Swiss rounds (`--rounds`)."""
 
 DEFAULT_LOAD_SECONDS = 10.0
-"""CPU seconds an agent's process may use to load (`--load-seconds`), at each start: past them,
-or past twice as many wall-clock seconds (asleep), it is stopped. At the check before the games
-the agent is then listed as not playing, with the reason; in a match (a restart), it loses that
-game. Either way only its own games pay for it."""
+"""Seconds an agent's process may use to load (`--load-seconds`), at each start: its CPU time,
+and its time asleep or blocked as well (`sandbox.cpu`, jailed or not), never its wait for a CPU;
+past them, or past twice as many wall-clock seconds (the safety net), it is stopped. At the
+check before the games the agent is then listed as not playing, with the reason; in a match (a
+restart), it loses that game. Either way only its own games pay for it."""
 
 
 @dataclass(frozen=True)
@@ -237,7 +238,8 @@ def add_parser(
         "--load-seconds",
         type=seconds,
         default=DEFAULT_LOAD_SECONDS,
-        help="CPU seconds an agent may take to load, each time it starts (%(default)s)",
+        help="CPU seconds an agent may take to load, sleep included, each time it starts "
+        "(%(default)s)",
     )
     play.add_argument("--workers", type=workers, default=os.cpu_count() or 1, help="processes")
     play.add_argument("--memory", type=memory, default=2048, help="%(default)s MiB per agent")
@@ -297,7 +299,7 @@ def command(args, adopt_orphans: bool = False) -> int:
             limits = Limits(
                 memory_mb=args.memory,
                 isolation=args.isolation,
-                load_timeout=2 * args.load_seconds,  # asleep while loading
+                load_timeout=2 * args.load_seconds,  # the safety net: the meter stops sooner
                 load_cpu_seconds=args.load_seconds,
             )
             allowance = referee.Allowance(args.move_states, args.seconds)

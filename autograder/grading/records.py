@@ -88,6 +88,8 @@ class GradeRecord:
     `digest` identifies the files graded ("" when the grader itself failed, so that the next
     run grades them again); `status` is "graded" unless something kept the submission from
     being graded normally; `seconds` is the only field that differs between two gradings.
+    `flags` are for the instructor's pages alone (class.html), never a student's: what the
+    contest noticed about how an agent used its allowance (`autograder.contest.integrity`).
     """
 
     student: str
@@ -101,6 +103,7 @@ class GradeRecord:
     output: str = ""
     rules: tuple[RuleResult, ...] = ()
     seconds: float = 0.0
+    flags: tuple[str, ...] = ()
 
     def verdicts(self) -> Iterator[Verdict]:
         """Every verdict, rule by rule and group by group."""
@@ -109,8 +112,9 @@ class GradeRecord:
                 yield from group.verdicts
 
     def to_json(self) -> dict:
-        """Plain JSON data, in the layout results.json has always had (`extra_data.record`)."""
-        return {
+        """Plain JSON data, in the layout results.json has always had (`extra_data.record`);
+        "flags" only when there are some."""
+        data = {
             "student": self.student,
             "files": list(self.files),
             "digest": self.digest,
@@ -123,6 +127,7 @@ class GradeRecord:
             "max_score": self.max_score,
             "seconds": self.seconds,
         }
+        return {**data, "flags": list(self.flags)} if self.flags else data
 
     @classmethod
     def from_json(cls, data: dict) -> GradeRecord:
@@ -140,6 +145,7 @@ class GradeRecord:
             output=data.get("output", ""),
             rules=tuple(RuleResult.from_json(rule) for rule in data.get("rules", ())),
             seconds=data.get("seconds", 0.0),
+            flags=tuple(data.get("flags", ())),
         )
 
 

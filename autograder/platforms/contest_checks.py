@@ -165,10 +165,13 @@ def call_within(function: Callable[..., Any], game: BudgetedGame, state, allowan
         signal.SIGALRM: f"no answer within {allowance.safety_net:g} s (the call)",
     }
     stopped: list = []
+    finished: list = []
     started_wall, started_waiting = time.monotonic(), _waiting_seconds()
     used = why[signal.SIGPROF]
 
     def ring(signum, frame):
+        if stopped or finished:  # the other timer, before both are cleared: the call is over
+            return
         if signum == signal.SIGALRM:
             elapsed = time.monotonic() - started_wall
             if elapsed < allowance.safety_net:
@@ -204,6 +207,7 @@ def call_within(function: Callable[..., Any], game: BudgetedGame, state, allowan
     except BaseException as exception:  # noqa: BLE001 - SystemExit in student code fails too
         error = f"{type(exception).__name__}: {exception}"[:2000]
     finally:
+        finished.append(True)
         if previous:
             signal.setitimer(signal.ITIMER_PROF, 0)
             signal.setitimer(signal.ITIMER_REAL, 0)

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-import html
 import json
 import os
-import re
 import stat
 import subprocess
 import sys
@@ -18,6 +16,7 @@ from autograder.grading.grade import Settings, feedback, grade, warm_up
 from autograder.grading.load import SUFFIXES, Submission, load, not_a_regular_file
 from autograder.grading.records import GradeRecord
 from autograder.grading.rules import ASSIGNMENT_RULES, RULE_IDS
+from autograder.platforms.gradescope_text import markdown_feedback, shown
 from autograder.reports import files
 from autograder.reports.diagnoses import cell_failed
 from autograder.sandbox import Limits, build_import_view, hidden_site_entries, jail_support
@@ -59,17 +58,26 @@ def build_bundle(
     assignment: str | None = None,
     details: str = "after_published",
     output_format: str = "html",
+    course_seed: int | None = None,
 ) -> Path:
     """Write the zip Gradescope expects: setup.sh and run_autograder at the top, the source beside.
 
     The hidden tests travel inside the `autograder` package; the reference answers are
-    computed by the grader at run time, never shipped to the student's process.
+    computed by the grader at run time, never shipped to the student's process. The course
+    seed (`course_seed`, else `AUTOGRADER_COURSE_SEED` where the bundle is built) is written
+    into run_autograder, so that Gradescope draws this term's suite of contest positions.
+
+    Raises:
+        ValueError: `AUTOGRADER_COURSE_SEED` is set to something other than a whole number.
     """
+    course_seed = bundled_seed(course_seed)
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bundle:
         options = [f"--details {details}", f"--output-format {output_format}"]
         if assignment:
             options.append(f"--assignment {assignment}")
+        if course_seed is not None:
+            options.append(f"--course-seed {course_seed}")
         run_script = RUN_AUTOGRADER.replace("<<options>>", " ".join(options))
         for name, text in (("setup.sh", SETUP_SH), ("run_autograder", run_script)):
             info = zipfile.ZipInfo(name)
@@ -78,6 +86,18 @@ def build_bundle(
         for file in bundled_files(ROOT):
             bundle.write(file, file.relative_to(ROOT).as_posix())
     return out
+
+
+def bundled_seed(seed: int | None) -> int | None:
+    """The course seed a bundle carries: `seed`, else the `AUTOGRADER_COURSE_SEED` variable
+    of the instructor who builds it, else none (Gradescope then grades the default suite)."""
+    text = os.environ.get(files.COURSE_SEED_VARIABLE, "").strip()
+    if seed is not None or not text:
+        return seed
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{files.COURSE_SEED_VARIABLE} is a whole number: {text!r}") from None
 
 
 BUILD_OUTPUT = ("build", "dist", "__pycache__", ".pytest_cache", ".ruff_cache")
@@ -127,6 +147,8 @@ def add_parsers(commands) -> None:
         "after_published: once the instructor publishes the grades)",
     )
     bundle.add_argument("--output-format", choices=("html", "markdown"), default="html")
+    seed_help = "connect_four: the term's course seed, carried in the bundle (default: $%s)"
+    bundle.add_argument("--course-seed", type=int, help=seed_help % files.COURSE_SEED_VARIABLE)
     inside = commands.add_parser(
         "gradescope-run", help="grade /autograder/submission (what the bundle's script runs)"
     )
@@ -134,6 +156,7 @@ def add_parsers(commands) -> None:
     inside.add_argument("--assignment", choices=sorted(ASSIGNMENT_RULES))
     inside.add_argument("--details", choices=DETAILS, default="after_published")
     inside.add_argument("--output-format", choices=("html", "markdown"), default="html")
+    inside.add_argument("--course-seed", type=int, help="the course seed the bundle carries")
     trial = commands.add_parser(
         "gradescope-try",
         help="run a bundle's run_autograder on files here, in Gradescope's layout, before "
@@ -221,18 +244,9 @@ def submission_files(submitted: Path) -> tuple[list[Path], list[str]]:
 
 
 def _refuse(results_path: Path, message: str, output_format: str = "html") -> dict:
-    results = {"score": 0, **_shown(message, output_format), "tests": []}
+    results = {"score": 0, **shown(message, output_format), "tests": []}
     files.write_atomically(results_path, json.dumps(results, indent=1))
     return results
-
-
-def _shown(text: str, output_format: str) -> dict[str, str]:
-    """An `output` of plain text and the `output_format` that shows it as written: escaped in
-    a <pre> as html (a student's `<object at 0x1>` is not a tag, its lines stay lines), or as
-    Gradescope's "text" when the bundle was built for markdown."""
-    if output_format == "html":
-        return {"output": f"<pre>{html.escape(text, quote=False)}</pre>", "output_format": "html"}
-    return {"output": text, "output_format": "text"}
 
 
 def _isolation(root: Path) -> tuple[Limits | None, str]:
@@ -269,8 +283,10 @@ def run_in_gradescope(
     rule_ids: tuple[str, ...] = RULE_IDS,
     details: str = "after_published",
     output_format: str = "html",
+    course_seed: int | None = None,
 ) -> dict:
-    """Grade the one notebook or .py file in `root/submission` on `rule_ids`.
+    """Grade the one notebook or .py file in `root/submission` on `rule_ids` (the contest's
+    suite of positions drawn by `course_seed`, the bundle's).
 
     The rules' points are visible at once; what was expected, what came back and the hints
     (the feedback page) are one more test, worth nothing, with the visibility `details`.
@@ -306,7 +322,8 @@ def run_in_gradescope(
     warm_up(rule_ids)
     submission = Submission("submission", tuple(uploaded))
     with tempfile.TemporaryDirectory(prefix="autograder-") as scratch:
-        settings = Settings(limits, build_import_view(Path(scratch)), rule_ids=rule_ids)
+        view = build_import_view(Path(scratch))
+        settings = Settings(limits, view, rule_ids=rule_ids, course_seed=course_seed)
         record = grade(submission, load(submission), settings)
     page = feedback(record)
     results = gradescope_results(record, page, details, output_format)
@@ -334,10 +351,10 @@ def gradescope_results(record: GradeRecord, page: str, details: str, output_form
         kept = [line for line in test["output"].splitlines() if not line.startswith("    ")]
         if rule.diagnosis and not rule.full:
             kept = [f"diagnosis: {line}" for line in rule.diagnosis.split("\n")] + kept
-        test.update(_shown("\n".join(kept), output_format))
+        test.update(shown("\n".join(kept), output_format))
         test["visibility"] = "visible"
     body = page.split("<body>", 1)[-1].rsplit("</body>", 1)[0]
-    text = body if output_format == "html" else _markdown(record)
+    text = body if output_format == "html" else markdown_feedback(record)
     results["tests"].append(
         {
             "name": "Feedback: what was expected, what came back, and hints",
@@ -348,44 +365,17 @@ def gradescope_results(record: GradeRecord, page: str, details: str, output_form
             "visibility": details,
         }
     )
-    results.update(_shown(results["output"], output_format))
+    results.update(shown(results["output"], output_format))
+    return instructor_flags(results, record, output_format)
+
+
+def instructor_flags(results: dict, record: GradeRecord, output_format: str) -> dict:
+    """`results` with the record's flags (`GradeRecord.flags`) moved to a test of their own,
+    worth nothing, that Gradescope shows the instructor alone (visibility "hidden"): never
+    in what the student sees, nor in the record under `extra_data`."""
+    results["extra_data"]["record"].pop("flags", None)
+    if record.flags:
+        flagged = "\n".join(f"- {flag}" for flag in record.flags)
+        hidden = {"name": "Flagged for the instructor", "score": 0, "max_score": 0}
+        results["tests"].append({**hidden, **shown(flagged, output_format), "visibility": "hidden"})
     return results
-
-
-def _markdown(record: GradeRecord) -> str:
-    """The feedback as markdown: the answers (a student's `got` above all) as code spans, the
-    other text with markdown's and HTML's special characters escaped."""
-    lines = [f"**Status:** {_md_text(record.status)}", ""]
-    causes = [message for message in record.messages if cell_failed(message)]
-    if causes:
-        lines += ["**First fix this:** a cell of your notebook did not run", ""]
-        lines += [f"- {_md_text(message)}" for message in causes] + [""]
-    for rule in record.rules:
-        lines.append(f"### {rule.id}: {rule.points:g} / {rule.max_points:g}")
-        if rule.diagnosis and not rule.full:
-            lines += [f"**Diagnosis:** {_md_text(line)}" for line in rule.diagnosis.split("\n")]
-        for group in rule.groups:
-            failed = [v for v in group.verdicts if not v.passed]
-            lines.append(f"- {_md_text(group.name)}: {group.points:g} / {group.max_points:g}")
-            for verdict in failed[:2]:
-                lines.append(
-                    f"  - *{_md_text(verdict.instance)}*: expected {_md_code(verdict.expected)}; "
-                    f"got {_md_code(verdict.got)}. {_md_text(verdict.hint)}"
-                )
-    return "\n".join(lines)
-
-
-def _md_text(text: str) -> str:
-    """`text` shown as written in markdown: on one line, HTML escaped, markdown's punctuation
-    backslash-escaped."""
-    escaped = html.escape(" ".join(text.split()), quote=False)
-    return re.sub(r"([\\`*_\[\]#|~!])", r"\\\1", escaped)
-
-
-def _md_code(text: str) -> str:
-    """`text` as a markdown code span (shown literally, HTML and all), on one line, fenced by
-    more backticks than any run inside it."""
-    text = re.sub(r"[\r\n]+", " ", text) or " "
-    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
-    padding = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{padding}{text}{padding}{fence}"

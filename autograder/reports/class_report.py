@@ -53,6 +53,7 @@ class ClassSummary:
     names: dict[str, str] = field(default_factory=dict)  # the roster's, by LMS id
     roll: tuple[tuple[str, float, str, tuple[str, ...]], ...] = ()  # student, score, status,
     # the mistakes diagnosed: every student, in name order
+    flagged: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (student, the record's flags)
 
     def label(self, student: str) -> str:
         """The student id with the roster's name beside it: "12513 (Jane Smith)"."""
@@ -93,6 +94,7 @@ def summarise(records: list[GradeRecord], names: dict[str, str] | None = None) -
         timeouts=tuple(sorted(timeouts, key=lambda item: (-item[1], item[0]))),
         names=dict(names or {}),
         roll=tuple(roll),
+        flagged=tuple((r.student, tuple(r.flags)) for r in records if r.flags),
     )
 
 
@@ -147,6 +149,9 @@ def summary_csv(summary: ClassSummary) -> str:
         writer.writerow(["not graded", "", "", spreadsheet_text(what), 1, n])
     for student, late in summary.timeouts:
         writer.writerow(["time-outs", "", "", spreadsheet_text(summary.label(student)), late, ""])
+    for student, flags in summary.flagged:
+        what = f"{summary.label(student)}: {'; '.join(flags)}"
+        writer.writerow(["flagged", "", "", spreadsheet_text(what), len(flags), ""])
     return buffer.getvalue()
 
 
@@ -202,6 +207,7 @@ def class_html(
     parts.append("</table>")
     parts += _mistakes_html(summary)
     parts += _roll_html(summary)
+    parts += _flagged_html(summary)
     parts += _ungraded_html(summary)
     parts += _similar_html(similar, summary.names)
     parts += _time_html(summary)
@@ -254,6 +260,18 @@ def _roll_html(summary: ClassSummary) -> list[str]:
         )
     parts.append("</table>")
     return parts
+
+
+def _flagged_html(summary: ClassSummary) -> list[str]:
+    """What the contest flagged about how an agent used its allowance: on this page only, never
+    on the student's (a flag moves no point; it tells the instructor where to look)."""
+    if not summary.flagged:
+        return []
+    items = "".join(
+        f"<li>{_student_link(student, summary.names)}: {html.escape('; '.join(flags))}</li>"
+        for student, flags in summary.flagged
+    )
+    return ["<h2>Flagged for the instructor</h2>", f"<ul id='flagged'>{items}</ul>"]
 
 
 def _ungraded_html(summary: ClassSummary) -> list[str]:

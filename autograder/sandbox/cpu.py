@@ -14,6 +14,11 @@ The grader's thread is busy (running or waiting for a CPU) only while it answers
 (serving a state, reading this meter): while the agent computes or sleeps, the grader blocks in
 `select`. Threads or processes that compute in parallel are paid by their CPU time.
 
+The kernel adds a wait for a CPU to the run-queue delay when the wait ends, so a thread queued
+at the moment of a reading shows its wait so far as presence: on a busy machine that could stop
+an honest move. What may be such a wait is held back until it is settled (`PresenceMeter`), so a
+sleep is charged at most one reading late.
+
 CPU time: jailed, the submission's cpuacct cgroup holds every process it starts
 (`cpuacct.usage`, in nanoseconds). Without that cgroup, the processes descended from the
 submission's first one are found in /proc and their user and system times added up (a process
@@ -33,6 +38,9 @@ CHECK_EVERY = 0.05
 """Wall-clock seconds between two readings while a move runs: a move that passes its time is
 stopped at most this much later (in wall time) than when it passed it."""
 
+NOT_RUN = 0.001
+"""CPU seconds under which a runnable agent thread has not run between two readings."""
+
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 JAIL_DEPTH = 2
@@ -48,11 +56,13 @@ def cpu_meter(pid: int, cgroups: list[str]) -> Callable[[], float] | None:
     cpu = cpu_seconds_meter(pid, cgroups)
     if cpu is None:
         return None
-    agent = agent_thread(pid, JAIL_DEPTH if cgroups else 0)
+    depth = JAIL_DEPTH if cgroups else 0
     grader = f"/proc/self/task/{threading.get_native_id()}/schedstat"
-    if agent is None or schedstat(grader) is None:
+    if schedstat(grader) is None:
         return cpu  # no scheduler statistics here: CPU time alone
-    return PresenceMeter(cpu, agent, grader)
+    # A jail that has just been started has not forked the submission's process yet (its load
+    # is metered from the start): the meter finds the agent's thread at a later reading.
+    return PresenceMeter(cpu, agent_thread(pid, depth), grader, lambda: agent_thread(pid, depth))
 
 
 def cpu_seconds_meter(pid: int, cgroups: list[str]) -> Callable[[], float] | None:
@@ -67,25 +77,74 @@ def cpu_seconds_meter(pid: int, cgroups: list[str]) -> Callable[[], float] | Non
 
 
 class PresenceMeter:
-    """CPU time, or the agent thread's presence if that is more (see the module's docstring)."""
+    """CPU time, or the agent thread's presence if that is more (see the module's docstring).
 
-    def __init__(self, cpu: Callable[[], float], agent: str, grader: str) -> None:
-        self.cpu, self.agent, self.grader = cpu, agent, grader
+    An `agent` thread not there yet (None) is looked for with `find` at each reading; its
+    presence counts from the reading that found it (a jail forks it within milliseconds, and
+    the code it loads runs only after that), its CPU time from the start."""
+
+    def __init__(
+        self,
+        cpu: Callable[[], float],
+        agent: str | None,
+        grader: str,
+        find: Callable[[], str | None] | None = None,
+    ) -> None:
+        self.cpu, self.agent, self.grader, self.find = cpu, agent, grader, find
         self.first_cpu = cpu()
         self.first = self._clocks()
+        self.last = (0.0, 0.0)  # (presence, CPU seconds) at the last reading
+        self.pending = 0.0  # presence perhaps still waiting for a CPU: not charged yet
+        self.reading = self.first_cpu  # never decreases
 
     def _clocks(self) -> tuple[float, float, float]:
-        agent = schedstat(self.agent) or (0, 0)
+        agent = (schedstat(self.agent) if self.agent else None) or (0, 0)
         grader = schedstat(self.grader) or (0, 0)
         return time.monotonic(), agent[1], grader[0] + grader[1]
 
     def __call__(self) -> float:
         cpu = self.cpu()
+        if self.agent is None:
+            self.agent = self.find() if self.find is not None else None
+            if self.agent is None:
+                return cpu  # not forked yet (or no statistics for it): CPU time alone
+            self.first = self._clocks()  # its presence from now on
         wall, agent_waiting, grader_busy = self._clocks()
         presence = (
             (wall - self.first[0]) - (agent_waiting - self.first[1]) - (grader_busy - self.first[2])
         )
-        return self.first_cpu + max(cpu - self.first_cpu, presence)
+        used = cpu - self.first_cpu
+        self._settle(presence, used)
+        self.last = (presence, used)
+        self.reading = max(self.reading, self.first_cpu + max(used, presence - self.pending))
+        return self.reading
+
+    def _settle(self, presence: float, used: float) -> None:
+        """Keep in `pending` what may be a wait for a CPU still under way.
+
+        The kernel adds a wait to the run-queue delay only once it ends: a thread queued at a
+        reading shows its wait so far as presence. So what an interval holds beyond its CPU time
+        is held back while the thread is runnable (state R) and has not run since: once it has
+        run, its earlier wait is in the delay (presence drops), and only the last interval can
+        still hold one. Asleep or blocked, nothing is held back. A sleep is thus charged at most
+        one reading late (a sleeper cannot stay queued without running), and a move is not
+        stopped for a wait the kernel has not counted yet."""
+        excess = max(0.0, (presence - self.last[0]) - (used - self.last[1]))
+        if not _runnable(self.agent):
+            self.pending = 0.0
+        elif used - self.last[1] < NOT_RUN:
+            self.pending += excess  # queued all along: its wait goes on
+        else:
+            self.pending = excess
+
+
+def _runnable(schedstat_path: str) -> bool:
+    """Whether the task of `schedstat_path` is running or waiting for a CPU (state R)."""
+    try:
+        with open(schedstat_path[: -len("schedstat")] + "stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] == b"R"
+    except (OSError, IndexError):
+        return False
 
 
 def schedstat(path: str) -> tuple[float, float] | None:
