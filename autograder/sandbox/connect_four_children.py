@@ -53,7 +53,7 @@ _RAW: dict[ConnectFourState, int] = {}
 """A served position's raw score (before the squashing), for its children; emptied when full,
 like `wire._CHILDREN`."""
 
-_RAW_SIZE = 200_000
+_RAW_SIZE = 100_000
 
 
 def raw_score(state: ConnectFourState) -> int:
