@@ -317,9 +317,10 @@ class StudentProcess(PipeEnds, Holding):
         """Answer the student's `result` requests until it sends anything else; return that.
 
         One turn of this loop per state the student's search generates, so it is kept short:
-        a whole request is usually the only thing in one read, and a child already served to
-        an earlier submission (all are graded on the same instances) comes from `_CHILDREN`
-        with its info marshalled; it is still counted, and recorded, every time. A position
+        a whole request is usually the only thing in one read, a child already served to an
+        earlier submission (all are graded on the same instances) comes from `_CHILDREN` with
+        its info marshalled, and a Connect Four child is computed from its parent's stone
+        (`connect_four_children`); it is still counted, and recorded, every time. A position
         served before in this run is sent under the token it had (see `call`); `parents` gets
         each state a child is asked of. `most` is (max_states, state_budget), as `call` was given.
         """
