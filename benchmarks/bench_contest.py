@@ -10,6 +10,7 @@ load, the CPU time hardly, and the grades not at all. Prints measurements only: 
 nothing about time.
 
     python benchmarks/bench_contest.py [--workers N] [--move-states N] [--agents a,b]
+        [--isolation process]
 """
 
 from __future__ import annotations
@@ -59,6 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--move-states", type=int, default=None, help="default: the grading's")
     parser.add_argument("--agents", default="", help="comma-separated; default: every example")
+    parser.add_argument(
+        "--isolation",
+        choices=("auto", "jail", "process"),
+        default="auto",
+        help="the grade command's; with process, the agents' CPU time is in the run's CPU time",
+    )
     args = parser.parse_args(argv)
     agents = args.agents.split(",") if args.agents else example_agents()
     with tempfile.TemporaryDirectory() as folder:
@@ -68,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copy(CLASS / f"{agent}.ipynb", submissions)
         command = [sys.executable, "-m", "autograder", "grade", str(submissions), "--out"]
         command += [str(out), "--assignment", "connect_four", "--quiet"]
-        command += ["--workers", str(args.workers)]
+        command += ["--workers", str(args.workers), "--isolation", args.isolation]
         if args.move_states:
             command += ["--move-states", str(args.move_states)]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -194,3 +194,10 @@ class PipeEnds:
             }
             return f"the submission's process died with {name}: {reasons.get(name, 'a signal')}"
         return f"the submission's process exited with code {code} (sys.exit or os._exit?)"
+
+
+def _poller(read_fd: int):
+    """A function waiting up to its argument's milliseconds for `read_fd` to be readable."""
+    poller = select.poll()
+    poller.register(read_fd, select.POLLIN)
+    return poller.poll

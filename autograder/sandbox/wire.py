@@ -105,6 +105,16 @@ def _child(game: Game, evaluate, parent: Any, legal: list, index: int) -> tuple:
     return state, info[1], _LENGTH.pack(_CHILD.size - 4 + len(encoded)) + b"c", encoded
 
 
+def _stored_child(key: tuple, found: tuple, index: int) -> tuple:
+    """The child `_CHILDREN` lacked (key: game, evaluate, parent, index), computed and kept."""
+    game, evaluate = key[0], key[1]
+    child = _child(game, evaluate, *found, index)
+    if len(_CHILDREN) >= _CHILDREN_SIZE:
+        _CHILDREN.clear()
+    _CHILDREN[key] = child
+    return child
+
+
 def _random_tokens() -> Iterator[int]:
     """Endless 64-bit tokens from the operating system's cryptographic generator.
 
