@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import random
 import re
 import resource
 import shutil
@@ -27,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import REPO, console, machine, table
+from _common import REPO, best_of, console, machine, ratio, table
 
 CLASS = REPO / "examples" / "class"
 
@@ -53,6 +54,34 @@ def moves_played(record: dict) -> tuple[int, int]:
                 found = re.search(r"kept the value of \d+ of (\d+)", verdict["got"])
                 positions += int(found.group(1)) if found else 0
     return games, positions
+
+
+def frame_cost(games: int = 100) -> tuple[float, float]:
+    """Microseconds to compute a served Connect Four child's frame, from scratch (`wire._info`)
+    and from its parent's stone (`connect_four_children`, what the grader serves), best of 3
+    over every move of `games` random games: a ratio that the load hardly moves."""
+    from autograder.sandbox import connect_four_children
+    from autograder.sandbox.wire import _info
+    from games.connect_four import ConnectFour
+
+    game, rng, moves = ConnectFour(), random.Random(1), []
+    for _ in range(games):
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            legal = game.actions(state)
+            moves += [(state, legal, index) for index in range(len(legal))]
+            state = game.result(state, rng.choice(legal))
+
+    def whole() -> None:
+        for state, legal, index in moves:
+            _info(game, game.result(state, legal[index]), game.evaluate)
+
+    def from_parent() -> None:
+        connect_four_children._RAW.clear()
+        for state, legal, index in moves:
+            connect_four_children.child_info(state, legal, index, True)
+
+    return tuple(1e6 * best_of(3, run)[0] / len(moves) for run in (whole, from_parent))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,6 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     console.print(
         f"{len(agents)} agents, {args.workers} workers: {wall:.1f} s wall, {cpu:.1f} s CPU "
         f"(grader and agents), {wall * args.workers / len(agents):.1f} s of a worker per agent"
+    )
+    scratch, incremental = frame_cost()
+    console.print(
+        f"A served Connect Four child's frame: {scratch:.1f} us computed from scratch, "
+        f"{incremental:.1f} us from its parent's stone, as served ({ratio(scratch, incremental)})"
     )
     console.print(f"Machine: {machine()}")
     return 0
