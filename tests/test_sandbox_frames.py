@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from autograder.sandbox import connect_four_children
+from autograder.sandbox import connect_four_children, wire
 from autograder.sandbox.connect_four_children import child_info, raw_score
 from autograder.sandbox.wire import _child, _info
 from games.connect_four import ConnectFour, evaluation
@@ -65,10 +65,16 @@ def test_the_memory_of_raw_scores_starts_again_when_full_and_stays_right(monkeyp
     assert 0.99 * math.tanh(raw_score(state) / 64) == evaluation(state)
 
 
-def test_the_served_frame_is_the_cheap_road_only_for_the_game_s_own_evaluation() -> None:
+def test_the_served_frame_is_the_cheap_road_only_for_the_game_s_own_evaluation(
+    monkeypatch,
+) -> None:
+    roads = []
+    monkeypatch.setattr(wire, "child_info", lambda *args: roads.append(args) or child_info(*args))
     parent = ConnectFour.from_moves("4453")
     legal = GAME.actions(parent)
     own = _child(GAME, GAME.evaluate, parent, legal, 0)
+    assert len(roads) == 1  # the contest's game and its own evaluation: from the parent's stone
     other = _child(GAME, lambda state: 0.5, parent, legal, 0)
+    assert len(roads) == 1  # another evaluation: the generic road
     assert own[0] == other[0] and marshal.loads(own[3])[4] == evaluation(own[0])
     assert marshal.loads(other[3])[4] == 0.5  # another evaluation is served as it is
