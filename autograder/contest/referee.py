@@ -51,9 +51,11 @@ an agent whose moves depend only on what it is given gets the same games and gra
 
 Time: a game from a four-move opening leaves the agent at most 19 moves, and the end-games at
 most 6, 8, 5 and 5, so the contest has at most 24 * 19 + 24 + 60 = 540 agent moves; the
-reference plays about 330 (271 in games), which take about 10 s through the sandbox on a quiet
-2-core machine (`benchmarks/bench_contest.py`); an agent stuck in a loop costs `MAX_STOPS` (2)
-moves' time, and so does an agent asleep.
+reference plays 331 (271 in games), some 480,000 states served one round trip each, which cost
+about 10 s through the sandbox on a quiet 2-core machine before Connect Four's children were
+computed from their parent's stone (`sandbox/connect_four_children.py`: the grader's CPU fell
+to 0.58 of it; `benchmarks/bench_contest.py` measures them); an agent stuck in a loop costs
+`MAX_STOPS` (2) moves' time, and so does an agent asleep.
 """
 
 from __future__ import annotations

@@ -1,10 +1,13 @@
 """The grader's ends of the two pipes to a submission: frames in and out before a deadline.
 
-Both pipes are non-blocking: a read or write is tried first and select() waits only when it
-would block, so a round trip costs one read and one write on each side, and a student that
-stops reading cannot hang the grader past the deadline. `StudentProcess` holds the state these
-methods use: the file descriptors, the unread `_buffer`, the `limits`, the `process` and its
-`cgroups` (where a contest move's CPU time is read: `cpu.py`).
+Both pipes are non-blocking, so a student that stops reading cannot hang the grader past the
+deadline: a write is tried first and select() waits only when it would block. While a call
+serves states (`StudentProcess._serve`), the grader waits for each request with poll() and then
+reads it, since the student, on the grader's CPU, runs only once the grader waits: a round trip
+is a poll, a read and a write on the grader's side, a write and a read on the student's.
+`StudentProcess` holds the state these methods use: the file descriptors, the unread
+`_buffer`, the `limits`, the `process` and its `cgroups` (where a contest move's CPU time is
+read: `cpu.py`).
 """
 
 from __future__ import annotations
@@ -191,3 +194,10 @@ class PipeEnds:
             }
             return f"the submission's process died with {name}: {reasons.get(name, 'a signal')}"
         return f"the submission's process exited with code {code} (sys.exit or os._exit?)"
+
+
+def _poller(read_fd: int):
+    """A function waiting up to its argument's milliseconds for `read_fd` to be readable."""
+    poller = select.poll()
+    poller.register(read_fd, select.POLLIN)
+    return poller.poll

@@ -26,21 +26,20 @@ from autograder.sandbox.limits import (
 )
 from autograder.sandbox.output import Output
 from autograder.sandbox.pinning import _pin_to_a_free_cpu, _unpin
-from autograder.sandbox.pipe import PipeEnds
+from autograder.sandbox.pipe import PipeEnds, _poller
 from autograder.sandbox.reaping import _ACTIVE, _ACTIVE_LOCK, kill_marked, reap_orphans
 from autograder.sandbox.tokens import Tokens
 from autograder.sandbox.view import JAIL, RUNNER, _bootstrap, _environment, code_file
 from autograder.sandbox.wire import (
     _CHILDREN,
-    _CHILDREN_SIZE,
     _REQUEST,
     _REQUEST_FRAME,
     _REQUEST_HEAD,
     _REQUEST_TAG,
     _TOKEN_INDEX,
-    _child,
     _info,
     _json_message,
+    _stored_child,
     loaded_report,
     positions_named,
 )
@@ -316,11 +315,11 @@ class StudentProcess(PipeEnds, Holding):
         """Answer the student's `result` requests until it sends anything else; return that.
 
         One turn of this loop per state the student's search generates, so it is kept short:
-        a whole request is usually the only thing in one read, and a child already served to
-        an earlier submission (all are graded on the same instances) comes from `_CHILDREN`
-        with its info marshalled; it is still counted, and recorded, every time. A position
-        served before in this run is sent under the token it had (see `call`); `parents` gets
-        each state a child is asked of. `most` is (max_states, state_budget), as `call` was given.
+        a request is usually all one read brings, and a child comes from `_CHILDREN` (all are
+        graded on the same instances) with its info marshalled, or from its parent's stone in
+        Connect Four (`connect_four_children`); it is counted, and recorded, every time. A
+        position served before in this run keeps its token (see `call`); `parents` gets each
+        state a child is asked of. `most` is (max_states, state_budget), as `call` was given.
         """
         served, parents, tokens = names
         named, new = tokens.named, tokens.new
@@ -329,15 +328,21 @@ class StudentProcess(PipeEnds, Holding):
         head, whole, unpack_request = _REQUEST_HEAD, _REQUEST_FRAME, _TOKEN_INDEX.unpack_from
         limit = most[0] if most[1] is None else min(most)
         check_at = self._checkpoint(deadline)
+        wait = _poller(read_fd)
         try:
             while True:
                 buffer = self._buffer
                 if not buffer:
-                    if monotonic() >= check_at:  # also stops a student that floods requests
+                    # On the grader's CPU the student runs only once the grader waits: wait,
+                    # then read, until the next look at the deadline and the CPU meter.
+                    now = monotonic()
+                    if now >= check_at:
                         check_at = self._checkpoint(deadline)
+                    if not wait(max(1, int(1000 * (check_at - now)))):
+                        continue
                     try:
                         buffer = read(read_fd, 65536)
-                    except OSError:  # nothing yet (or the pipe broke): wait the long way
+                    except OSError:  # woken without data (or the pipe broke): the long way
                         buffer = self._read(deadline, "the call")
                     if not buffer:
                         raise SandboxError("crashed", self._death_message())
@@ -359,12 +364,7 @@ class StudentProcess(PipeEnds, Holding):
                     continue
                 parents.add(token)
                 key = (game, evaluate, found[0], index)
-                child = children.get(key)
-                if child is None:
-                    child = _child(game, evaluate, *found, index)
-                    if len(children) >= _CHILDREN_SIZE:
-                        children.clear()
-                    children[key] = child
+                child = children.get(key) or _stored_child(key, found, index)
                 state, actions, header, encoded = child
                 count += 1
                 if generated is not None:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
+from autograder.sandbox.connect_four_children import child_info
 from autograder.sandbox.limits import LoadReport, SandboxError
 from games.chance import ChanceTree
 from games.connect_four import ConnectFour
@@ -94,10 +95,24 @@ def _child(game: Game, evaluate, parent: Any, legal: list, index: int) -> tuple:
     """The child of `parent` by its action number `index`: (state, legal actions, the start of
     its frame up to the token, its info marshalled for the student). Games are deterministic,
     so `_CHILDREN` may keep it."""
-    state = game.result(parent, legal[index])
-    info = _info(game, state, evaluate)
+    if type(game) is ConnectFour and (evaluate is None or evaluate == game.evaluate):
+        # the contest's game: the same info, computed from the parent's (see the module)
+        state, info = child_info(parent, legal, index, evaluate is not None)
+    else:
+        state = game.result(parent, legal[index])
+        info = _info(game, state, evaluate)
     encoded = marshal.dumps(info)
     return state, info[1], _LENGTH.pack(_CHILD.size - 4 + len(encoded)) + b"c", encoded
+
+
+def _stored_child(key: tuple, found: tuple, index: int) -> tuple:
+    """The child `_CHILDREN` lacked (key: game, evaluate, parent, index), computed and kept."""
+    game, evaluate = key[0], key[1]
+    child = _child(game, evaluate, *found, index)
+    if len(_CHILDREN) >= _CHILDREN_SIZE:
+        _CHILDREN.clear()
+    _CHILDREN[key] = child
+    return child
 
 
 def _random_tokens() -> Iterator[int]:
