@@ -127,16 +127,26 @@ def seeded_trees(count: int, seed: int, distinct: bool, **shape) -> list[Instanc
 
 
 @cache
-def frozen_data() -> dict[str, dict[tuple, Any]]:
-    """The frozen selections: by search name, then by the search's positional arguments."""
+def _frozen_file() -> dict[str, Any]:
     # Read through importlib.resources, so that an installed wheel finds its own copy.
     text = resources.files("autograder").joinpath(FROZEN_DATA).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def frozen_data() -> dict[str, dict[tuple, Any]]:
+    """The frozen selections: by search name, then by the search's positional arguments."""
     return {
         search: {
             _as_tuples(entry["arguments"]): _as_tuples(entry["selection"]) for entry in entries
         }
-        for search, entries in json.loads(text)["searches"].items()
+        for search, entries in _frozen_file()["searches"].items()
     }
+
+
+def chosen_data() -> dict[str, tuple[int, ...]]:
+    """The frozen choice of `autograder.grading.coverage`: for each function and candidate
+    pool (`rules.slot`), the places of the candidates it is called on."""
+    return {key: tuple(places) for key, places in _frozen_file().get("chosen", {}).items()}
 
 
 def _as_tuples(value: Any) -> Any:
