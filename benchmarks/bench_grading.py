@@ -281,29 +281,49 @@ def breakdown(course: Path, out: Path) -> None:
 
 
 def served_states_by_function() -> None:
-    """Print where a correct student's served states go: per graded function, its calls, the
-    states the reference generates in them, and its largest instance (the candidates for a
-    selection of instances by what they catch)."""
-    from autograder.grading.cases import reference
-    from autograder.grading.grade import planned_calls, warm_up
-    from autograder.grading.rules import RULE_IDS, selected_rules
+    """Print where a correct student's served states go: per graded function, its calls and the
+    states the reference solutions generate in them, on the instances chosen by what they
+    catch (`autograder.grading.coverage`) and on every candidate they are chosen from."""
+    from autograder.grading import rules
+    from autograder.grading.coverage import served_states
+    from autograder.grading.grade import planned_calls
 
-    warm_up(RULE_IDS)
-    totals: dict[str, list] = {}
-    for function, instance in planned_calls(selected_rules(RULE_IDS)):
-        states = reference(function, instance).case.states
-        calls, total, largest = totals.setdefault(function, [0, 0, (0, "")])
-        totals[function] = [calls + 1, total + states, max(largest, (states, instance.name))]
+    chosen: dict[str, list] = {}
+    for function, instance in planned_calls(rules.selected_rules(rules.RULE_IDS)):
+        calls, total, largest = chosen.setdefault(function, [0, 0, (0, "")])
+        states = served_states(function, instance)
+        chosen[function] = [calls + 1, total + states, max(largest, (states, instance.name))]
+    every: dict[str, list] = {}
+    for function, pool in {(g.function, g.pool) for r in rules.rules() for g in r.groups}:
+        if function in chosen:
+            candidates = rules._instance_sets()[pool]
+            total = every.setdefault(function, [0, 0])
+            total[0] += len(candidates)
+            total[1] += sum(served_states(function, c) for c in candidates)
     grid = table(
         "Served states of a correct student, by graded function (the reference's counts)",
         "function",
         "calls",
         "states",
+        "on every candidate",
         "largest instance",
     )
-    for function, (calls, total, (most, name)) in sorted(totals.items(), key=lambda i: -i[1][1]):
-        grid.add_row(function, f"{calls}", f"{total:,}", f"{most:,}: {name[:50]}")
+    for function, (calls, total, (most, name)) in sorted(chosen.items(), key=lambda i: -i[1][1]):
+        grid.add_row(
+            function,
+            f"{calls}",
+            f"{total:,}",
+            f"{every[function][1]:,} in {every[function][0]} calls",
+            f"{most:,}: {name[:50]}",
+        )
     console.print(grid)
+    served = sum(total for _, total, _ in chosen.values())
+    candidates = sum(total for _, total in every.values())
+    console.print(
+        f"{served:,} states served to a correct student on the chosen instances, "
+        f"{candidates:,} on every candidate ({served / max(candidates, 1):.0%}; a pool shared by "
+        "two groups of one function is counted once per group there)"
+    )
 
 
 def _children_cpu() -> float:

@@ -108,8 +108,9 @@ def _instance_sets() -> dict[str, tuple[Instance, ...]]:
     process)."""
     depth_trees = tuple(make.depth_limited_trees())
     hand = tuple(make.hand_trees())
-    tie_free = tuple(make.seeded_trees(6, seed=2, distinct=True, branching=(3, 4), depth=5,
-                                       low=-500, high=500))
+    tie_free = tuple(
+        make.seeded_trees(6, seed=2, distinct=True, branching=(3, 4), depth=5, low=-500, high=500)
+    )
     return {
         "hand": hand,
         "trees": tuple(make.seeded_trees(6, seed=1, distinct=False, branching=(2, 4), depth=4,
