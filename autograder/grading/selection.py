@@ -9,7 +9,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from autograder.grading.positions import FROZEN_DATA, TTT, decision_tree, tictactoe_evaluation
+from autograder.grading.positions import (
+    FROZEN_DATA,
+    TTT,
+    decision_tree,
+    frozen_choice,
+    tictactoe_evaluation,
+)
 from games import MAX, MIN
 
 # The positional arguments of every call of a search that `autograder.grading.rules` makes through a
@@ -330,11 +336,9 @@ def write_frozen_data(
     The coverage's choice (`chosen`) is kept as frozen unless another is given: it comes from
     grading the catalogued mistakes (`autograder.grading.coverage`), not from a search.
     """
-    from autograder.grading.instances import chosen_data
-
     old = json.loads(path.read_text(encoding="utf-8"))["searches"] if path.exists() else {}
     selections = frozen_selections()
-    chosen = chosen_data() if chosen is None else chosen
+    chosen = frozen_choice() if chosen is None else chosen
     path.write_text(frozen_data_text(selections, chosen), encoding="utf-8")
     lines = [f"Wrote {path}, the selection of each search for these arguments:"]
     for search, entries in selections.items():
