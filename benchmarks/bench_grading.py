@@ -296,7 +296,7 @@ def served_states_by_function() -> None:
     every: dict[str, list] = {}
     for function, pool in {(g.function, g.pool) for r in rules.rules() for g in r.groups}:
         if function in chosen:
-            candidates = rules._instance_sets()[pool]
+            candidates = rules.candidates(pool)
             total = every.setdefault(function, [0, 0])
             total[0] += len(candidates)
             total[1] += sum(served_states(function, c) for c in candidates)

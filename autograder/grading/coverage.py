@@ -1,6 +1,6 @@
 """Which hidden instances catch which mistakes, and the cheapest choice that still catches them.
 
-Every rule's groups take their instances from pools of candidates (`rules._instance_sets`). This
+Every rule's groups take their instances from pools of candidates (`rules.candidates`). This
 module grades a corpus of wrong submissions on every candidate: the example class (one student
 per catalogued mistake), the mutants and mistaken functions the tests grade, the public
 implementations of `tests/adversarial/pruning_*.py`, and guessers (constant values, the first
@@ -191,7 +191,7 @@ def slots() -> dict[str, tuple[str, str, list[rules.Group], tuple]]:
         for group in rule.groups:
             key = rules.slot(group.function, group.pool)
             entry = found.setdefault(
-                key, (group.function, group.pool, [], rules._instance_sets()[group.pool])
+                key, (group.function, group.pool, [], rules.candidates(group.pool))
             )
             entry[2].append((rule.id, group))
     return found
@@ -218,15 +218,23 @@ HAND_MADE = {"hand": 6, "pruned_trees": 3, "depth_trees": 12}
 enough to draw in the feedback: kept whatever the cover picks (a few states each)."""
 
 
+PINNED = {
+    "ttt_moves_deep": instances.TABLE_BOUND_DECISIONS,
+    "ttt_values_deep": instances.frozen_data()["select_transpositions"][((5, 7),)],
+}
+"""Positions kept whatever the cover picks, by pool: the decisions where a table's bound flips
+the move, and the two positions (MAX, then MIN to move) where a table that stores a bound as
+exact gets a wrong value, the second one named by no other mistake (`selection.py`)."""
+
+
 def pinned(key: str) -> set[int]:
     """The places of a slot's candidates that are kept whatever the cover picks: the hand-made
-    trees and the positions of `instances.TABLE_BOUND_DECISIONS`."""
+    trees and the `PINNED` positions."""
     function, pool, _, candidates = slots()[key]
     return {
         place
         for place, candidate in enumerate(candidates)
-        if place < HAND_MADE.get(pool, 0)
-        or (pool == "ttt_moves_deep" and candidate.state in instances.TABLE_BOUND_DECISIONS)
+        if place < HAND_MADE.get(pool, 0) or candidate.state in PINNED.get(pool, ())
     }
 
 

@@ -132,6 +132,11 @@ def _instance_sets() -> dict[str, tuple[Instance, ...]]:
     }  # fmt: skip
 
 
+def candidates(pool: str) -> tuple[Instance, ...]:
+    """Every candidate of `pool`, chosen or not (`autograder.grading.coverage` grades them)."""
+    return _instance_sets()[pool]
+
+
 def slot(function: str, pool: str) -> str:
     """The key of a function's choice among a pool's candidates in the frozen data."""
     return f"{function} on {pool}"
@@ -140,11 +145,11 @@ def slot(function: str, pool: str) -> str:
 def chosen(function: str, pool: str) -> tuple[Instance, ...]:
     """The candidates of `pool` that `function` is called on: the frozen choice of
     `autograder.grading.coverage` (every candidate if it made none, or under `EVERY_CANDIDATE`)."""
-    candidates = _instance_sets()[pool]
+    pooled = candidates(pool)
     picks = make.chosen_data().get(slot(function, pool))
     if EVERY_CANDIDATE or picks is None:
-        return candidates
-    return tuple(candidates[index] for index in picks)
+        return pooled
+    return tuple(pooled[index] for index in picks)
 
 
 def _group(name: str, function: str, points: float, pool: str) -> Group:
