@@ -10,7 +10,10 @@ checking `minimax_value` on a few tic-tac-toe positions. The graders then grade 
 files, one after the other, alternated `--rounds` times in the same run:
 
 - `python -m autograder grade COURSE/submitted --out OUT --workers W` (the hidden tests:
-  every rule, about 120 calls and 10,000 served states for a correct student);
+  every rule, 79 calls and about 4,700 served states for a correct student, on the instances
+  `autograder.grading.coverage` chose by what they catch; with `--every-candidate`, also on
+  every candidate they were chosen from, 126 calls and about 12,200 states, and the scores
+  must be the same);
 - `nbgrader autograde bench` in the course folder (one kernel per notebook, running the cells);
 - Otter-Grader's local grading, `otter.api.grade_submission`, W notebooks at a time, against a
   test file of the same five checks (`_peers.py`).
@@ -22,6 +25,7 @@ built by hand with the same cells and only the autograder side is timed:
 
     .venv/bin/pip install -e '.[nbgrader,otter]'
     python benchmarks/bench_grading.py [--n 50] [--workers 2] [--rounds 1] [--breakdown]
+        [--every-candidate]
 """
 
 from __future__ import annotations
@@ -181,11 +185,22 @@ def venv_environment() -> dict[str, str]:
     return environment
 
 
-def time_autograder(course: Path, out: Path, workers: int) -> float:
+EVERY_CANDIDATE = "python -m autograder grade, every candidate"
+"""The grader on every candidate instance (`--every-candidate`): the instances before
+`autograder.grading.coverage` chose them by what they catch."""
+
+_ON_EVERY_CANDIDATE = (
+    "import sys; from autograder.grading import rules; rules.EVERY_CANDIDATE = True; "
+    "from autograder import cli; sys.exit(cli.main(sys.argv[1:]))"
+)
+
+
+def time_autograder(course: Path, out: Path, workers: int, every: bool = False) -> float:
+    """Grade the class with the command; with `every`, on every candidate instance (the flag
+    is set before the rules are built, and the forked workers inherit it)."""
     command = [
         sys.executable,
-        "-m",
-        "autograder",
+        *(("-c", _ON_EVERY_CANDIDATE) if every else ("-m", "autograder")),
         "grade",
         str(course / "submitted"),
         "--out",
@@ -331,6 +346,20 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def same_scores(chosen: Path, every: Path) -> list[str]:
+    """Students whose score on the chosen instances differs from that on every candidate."""
+    scores = []
+    for out in (chosen, every):
+        with open(out / "grades.csv", newline="") as handle:
+            scores.append({row["student"]: row["score"] for row in csv.DictReader(handle)})
+    return [
+        f"{student} scores {score} on the chosen instances, {scores[1].get(student)} on every "
+        "candidate"
+        for student, score in scores[0].items()
+        if scores[1].get(student) != score
+    ]
+
+
 def check_outputs(out: Path, course: Path, students: list[str], nbgrader: bool) -> list[str]:
     """Problems with what the graders wrote (a run that graded nothing must not look fast)."""
     problems = []
@@ -366,6 +395,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="build the course here and keep it")
     parser.add_argument(
         "--breakdown", action="store_true", help="then re-grade in-process, timing each stage"
+    )
+    parser.add_argument(
+        "--every-candidate",
+        action="store_true",
+        help="also grade on every candidate instance (before the choice by coverage), alternated",
     )
     args = parser.parse_args(argv)
     if args.n < 1 or args.workers < 1 or args.rounds < 1:
@@ -412,6 +446,14 @@ def main(argv: list[str] | None = None) -> int:
             times["python -m autograder grade"].append(
                 time_autograder(course, graded, args.workers)
             )
+            if args.every_candidate:
+                console.print(f"round {round_number + 1}: the same on every candidate ...")
+                every = out / f"every-{round_number}"
+                times.setdefault(EVERY_CANDIDATE, []).append(
+                    time_autograder(course, every, args.workers, every=True)
+                )
+                problems += check_outputs(every, course, students, False)
+                problems += same_scores(graded, every)
             if nbgrader:
                 console.print(f"round {round_number + 1}: nbgrader autograde bench ...")
                 shutil.rmtree(course / "autograded", ignore_errors=True)  # else it skips them
@@ -456,7 +498,12 @@ def report(args, times: dict[str, list[float]], nbgrader: bool, otter: bool, pro
     how = "measured" if args.n == 200 else f"extrapolated linearly from {args.n}"
     console.print(f"a class of 200 ({how}): {per_200:.0f} s")
     for name in times:
-        if name == "python -m autograder grade":
+        if name == EVERY_CANDIDATE:
+            console.print(
+                f"the chosen instances against every candidate: {min(times[name]) / ours:.2f}x "
+                "faster"
+            )
+        if name in ("python -m autograder grade", EVERY_CANDIDATE):
             continue
         speedup = min(times[name]) / ours
         console.print(
