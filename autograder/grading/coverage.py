@@ -4,7 +4,9 @@ Every rule's groups take their instances from pools of candidates (`rules.candid
 module grades a corpus of wrong submissions on every candidate: the example class (one student
 per catalogued mistake), the mutants and mistaken functions the tests grade, the public
 implementations of `tests/adversarial/pruning_*.py`, and guessers (constant values, the first
-or the last action). That gives the matrix instance x submission: which calls each one fails.
+or the last action); and, in-process, every mistake `autograder.grading.diagnosis` re-enacts in a
+value function (`reenacted`). That gives the matrix instance x submission: which calls each one
+fails.
 Then, for each graded function and pool (a "slot"), a greedy set cover weighted by the states a
 correct submission is served keeps the fewest served states such that
 
@@ -13,163 +15,34 @@ correct submission is served keeps the fewest served states such that
 - every submission's record still names the same diagnoses, rule by rule (checked by grading the
   corpus again on the choice; where one differs, the cheapest instance it fails on in that rule
   is added and the check runs again);
-- the pinned instances (`instances.TABLE_BOUND_DECISIONS`) stay.
+- a random move passes a decision group with a chance of at most `GUESS_CHANCE`;
+- the pinned instances stay: the hand-made trees (`HAND_MADE`), the positions of
+  `instances.TABLE_BOUND_DECISIONS` and the two transposition traps (`PINNED`).
 
 Run from a clone (the corpus is in examples/ and tests/): `python -m autograder.grading.coverage`
 prints the matrix and the choice; `--write` freezes the choice in
-autograder/data/frozen_instances.json (`chosen`). It grades the corpus two or three times: a few
-minutes.
+autograder/data/frozen_instances.json (`chosen`). It grades the corpus two or three times:
+about two minutes on an idle 2-core machine.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
 import sys
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
 from autograder.grading import instances, rules
+from autograder.grading.coverage_corpus import Graded, corpus, grade_corpus, guessers
 from autograder.grading.rules import RULE_IDS
-
-REPO = Path(__file__).resolve().parents[2]
-
-TEST_MODULES = ("test_diagnosis_names", "test_states_are_values", "test_feedback_places")
-"""Test modules whose module-level strings hold mistaken graded functions (each is graded as the
-reference with that string's functions in place of its own)."""
-
-LEFT_OUT = ("trent_infinite_loop", "xavier_random_moves")
-"""Example students left out of the corpus: trent's time-outs take a minute and fail any
-instance of the function that loops; xavier's random moves differ from run to run (what a random
-move may earn is bounded by `GUESS_CHANCE` instead)."""
 
 GUESS_CHANCE = 1 / 1000
 """The most a uniformly random legal move may have of passing a decision group: a group keeps
 instances until the product of their shares of optimal moves is at most this."""
-
-GUESSED_VALUES = (0, 1, -1)
-
-
-@cache
-def _guessers() -> dict[str, str]:
-    """Functions that guess: a constant value, the first or the last legal action."""
-    found = {}
-    for function in ("minimax_value", "alphabeta_value"):
-        for constant in GUESSED_VALUES:
-            found[f"{function} returns {constant}"] = (
-                f"def {function}(game, state, *args, **kwargs):\n    return {constant}\n"
-            )
-    found["depth_limited_value returns 0"] = (
-        "def depth_limited_value(*args, **kwargs):\n    return 0\n"
-    )
-    for function in ("minimax_decision", "alphabeta_decision", "depth_limited_decision"):
-        for which, index in (("first", 0), ("last", -1)):
-            found[f"{function} picks the {which} action"] = (
-                f"def {function}(game, state, *args, **kwargs):\n"
-                f"    return game.actions(state)[{index}]\n"
-            )
-    return found
-
-
-def _test_module(name: str):
-    """A test module, imported from its path (tests/ is not a package)."""
-    tests = REPO / "tests"
-    if str(tests) not in sys.path:
-        sys.path.insert(0, str(tests))
-    spec = importlib.util.spec_from_file_location(f"_coverage_{name}", tests / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def _mistaken_functions() -> dict[str, str]:
-    """The module-level strings of `TEST_MODULES` that define a graded function."""
-    found = {}
-    for name in TEST_MODULES:
-        module = _test_module(name)
-        for attribute, value in vars(module).items():
-            defines = isinstance(value, str) and any(
-                f"def {function}(" in value for function in rules.FUNCTIONS
-            )
-            if attribute.isupper() and defines:
-                found[f"{name}.{attribute}"] = value
-    return found
-
-
-def corpus(folder: Path) -> dict[str, Path]:
-    """The wrong (and a few correct) submissions graded on every candidate, written to
-    `folder` where they are sources: name -> file."""
-    from autograder.grading.reference import ALL_MODULES, reference_source
-
-    if not (REPO / "examples" / "class").is_dir() or not (REPO / "tests").is_dir():
-        raise SystemExit("the coverage needs a clone of the repository (examples/ and tests/)")
-    found = {
-        path.stem: path
-        for path in sorted((REPO / "examples" / "class").glob("*.ipynb"))
-        if path.stem not in LEFT_OUT
-    }
-    found |= {
-        path.stem: path for path in sorted((REPO / "tests" / "adversarial").glob("pruning_*.py"))
-    }
-    reference = reference_source(ALL_MODULES)
-    mutants = _test_module("test_rule_mutants")
-    sources = {f"mutant of {rule}": mutants.mutant_source(rule) for rule in RULE_IDS}
-    for name, functions in {**_mistaken_functions(), **_guessers()}.items():
-        sources[name] = reference + "\n\n" + functions
-    for index, (name, source) in enumerate(sources.items()):
-        path = folder / f"source_{index:02d}.py"
-        path.write_text(source, encoding="utf-8")
-        found[name] = path
-    return found
-
-
-# -- the matrix -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Graded:
-    """What grading one submission on the current instances gave, as the coverage compares it:
-    the points of each group and the diagnoses each rule names, and each verdict's pass."""
-
-    points: tuple[tuple[str, tuple[float, ...]], ...]
-    diagnoses: tuple[tuple[str, str], ...]
-    named: tuple[str, ...]
-    passed: dict
-
-
-def grade_corpus(files: dict[str, Path], view: Path) -> dict[str, Graded]:
-    """Grade every submission of the corpus on the current rules (one process at a time)."""
-    from autograder.grading.grade import Settings, grade
-    from autograder.grading.load import Submission, load
-    from autograder.reports.diagnoses import diagnosed, mistake_label
-    from autograder.sandbox import Limits
-
-    settings = Settings(Limits(timeout=10.0), view, RULE_IDS)
-    built = {rule.id: rule for rule in rules.rules()}
-    found = {}
-    for name, path in files.items():
-        submission = Submission(name.replace(" ", "_"), (path,))
-        record = grade(submission, load(submission), settings)
-        passed = {}
-        for result in record.rules:
-            for group, kept in zip(built[result.id].groups, result.groups, strict=True):
-                verdicts = [verdict.passed for verdict in kept.verdicts]
-                if len(verdicts) != len(group.instances):  # none run (a function not defined)
-                    verdicts = [kept.points == kept.max_points] * len(group.instances)
-                for instance, verdict in zip(group.instances, verdicts, strict=True):
-                    passed[(result.id, group.name, id(instance))] = verdict
-        found[name] = Graded(
-            tuple((r.id, tuple(g.points for g in r.groups)) for r in record.rules),
-            tuple((r.id, mistake_label(r.diagnosis) or "") for r in record.rules),
-            tuple(sorted(diagnosed(record))),
-            passed,
-        )
-    return found
 
 
 @cache
@@ -227,6 +100,63 @@ the move, and the two positions (MAX, then MIN to move) where a table that store
 exact gets a wrong value, the second one named by no other mistake (`selection.py`)."""
 
 
+@cache
+def reenacted() -> dict:
+    """The mistakes `autograder.grading.diagnosis` re-enacts in a value function, by id."""
+    from autograder.grading import diagnosis
+
+    return {**diagnosis.VALUE_VARIANTS, **diagnosis.PRUNING_VARIANTS}
+
+
+def reenacted_groups() -> list[rules.Group]:
+    """The groups that call a value function without a depth: where the re-enactments apply."""
+    return [
+        group
+        for rule in rules.selected_rules(RULE_IDS)
+        if rule.id in ("minimax_value", "alphabeta_value", "alphabeta_pruning")
+        for group in rule.groups
+        if group.function.endswith("_value")
+    ]
+
+
+def variant_fails(group: rules.Group, instance: instances.Instance, variant) -> bool:
+    """Whether the value function with the re-enacted mistake `variant` fails `instance` in
+    `group`: a wrong value or, in a pruning group, a count outside the judge's bounds."""
+    from autograder.grading import diagnosis
+    from autograder.grading.cases import case
+    from autograder.grading.judge import PRUNING_SLACK
+
+    want = case(group.function, instance)
+    value = diagnosis.variant_value(instance.game, instance.state, variant)
+    if value is None or not math.isclose(value, want.value, rel_tol=1e-9, abs_tol=1e-9):
+        return True
+    if group not in rules.rule("alphabeta_pruning").groups:
+        return False
+    states = diagnosis.count_states(instance.game, instance.state, variant, False)
+    return not math.ceil(want.fewest / PRUNING_SLACK) <= states <= PRUNING_SLACK * want.states
+
+
+def variant_catches() -> dict[str, list[set]]:
+    """For each slot, for each candidate, the (re-enacted mistake, rule, group) it fails."""
+    from autograder.grading import diagnosis
+
+    applies = {id(group) for group in reenacted_groups()}
+    found = {}
+    for key, (function, _, groups, candidates) in slots().items():
+        found[key] = [
+            {
+                (f"re-enacted {mistake_id}", rule_id, group.name)
+                for rule_id, group in groups
+                if id(group) in applies
+                for mistake_id, variant in reenacted().items()
+                if not (function.startswith("minimax") and diagnosis.needs_a_window(variant))
+                and variant_fails(group, candidate, variant)
+            }
+            for candidate in candidates
+        ]
+    return found
+
+
 def pinned(key: str) -> set[int]:
     """The places of a slot's candidates that are kept whatever the cover picks: the hand-made
     trees and the `PINNED` positions."""
@@ -249,30 +179,39 @@ def guess_share(function: str, candidate: instances.Instance) -> float:
 
 
 def cover(key: str, caught: list[set], needed: Iterable = ()) -> list[int]:
-    """The greedy weighted set cover of one slot: places of candidates, fewest states first
-    (the pinned ones and `needed` kept), that fail every (submission, group) some candidate
-    fails; then, for a decision, the cheapest that leave a random move at most `GUESS_CHANCE`
-    of passing."""
+    """The choice for one slot: `cover_places` with the states a correct submission is served
+    on each candidate, the shares of optimal moves, and the pinned places and `needed` kept."""
     function, _, _, candidates = slots()[key]
-    weight = [max(served_states(function, candidate), 1) for candidate in candidates]
-    kept = set(pinned(key)) | set(needed)
-    left = set().union(*caught) - set().union(set(), *(caught[p] for p in kept))
+    weights = [served_states(function, candidate) for candidate in candidates]
+    shares = [guess_share(function, candidate) for candidate in candidates]
+    return cover_places(weights, shares, caught, set(pinned(key)) | set(needed))
+
+
+def cover_places(
+    weights: list[int], shares: list[float], caught: list[set], kept: set[int]
+) -> list[int]:
+    """A greedy weighted set cover: the places in `kept`, then, while some element of `caught`
+    is failed by no kept place, the place that fails most of them per state (weights of 0
+    count as 1); then, while a random move has more than `GUESS_CHANCE` of passing (the product
+    of the kept places' `shares`), the place that lowers it most per state."""
+    weight = [max(w, 1) for w in weights]
+    kept = set(kept)
+    left = set().union(set(), *caught) - set().union(set(), *(caught[p] for p in kept))
     while left:
         place = max(
-            (p for p in range(len(candidates)) if p not in kept and caught[p] & left),
+            (p for p in range(len(caught)) if p not in kept and caught[p] & left),
             key=lambda p: (len(caught[p] & left) / weight[p], -p),
         )
         kept.add(place)
         left -= caught[place]
-    share = [guess_share(function, candidate) for candidate in candidates]
-    chance = math.prod(share[p] for p in kept)
-    while chance > GUESS_CHANCE and any(share[p] < 1 for p in range(len(share)) if p not in kept):
+    chance = math.prod(shares[p] for p in kept)
+    while chance > GUESS_CHANCE and any(shares[p] < 1 for p in range(len(shares)) if p not in kept):
         place = max(
-            (p for p in range(len(candidates)) if p not in kept and share[p] < 1),
-            key=lambda p: (-math.log(share[p]) / weight[p], -p),
+            (p for p in range(len(shares)) if p not in kept and shares[p] < 1),
+            key=lambda p: (-math.log(shares[p]) / weight[p], -p),
         )
         kept.add(place)
-        chance *= share[place]
+        chance *= shares[place]
     return sorted(kept)
 
 
@@ -283,7 +222,7 @@ def differences(before: dict[str, Graded], after: dict[str, Graded]) -> list[tup
     found = []
     for name, was in before.items():
         now = after[name]
-        if name in _guessers():
+        if name in guessers():
             was, now = replace(was, diagnoses=now.diagnoses, named=now.named), now
         for (rule_id, points), (_, points_now) in zip(was.points, now.points, strict=True):
             if points != points_now:
@@ -314,6 +253,10 @@ def choose(view: Path, files: dict[str, Path], rounds: int = 4) -> tuple[dict, d
     _use(None)
     everything = grade_corpus(files, view)
     caught = catches(everything)
+    for key, reenacted_caught in variant_catches().items():
+        caught[key] = [
+            mine | theirs for mine, theirs in zip(caught[key], reenacted_caught, strict=True)
+        ]
     needed: dict[str, set[int]] = {key: set() for key in caught}
     choice = {key: cover(key, caught[key]) for key in caught}
     for _ in range(rounds):
