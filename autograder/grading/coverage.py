@@ -279,12 +279,13 @@ def choose(view: Path, files: dict[str, Path], rounds: int = 4) -> tuple[dict, d
                     cheapest = min(failing, key=lambda p: served_states(function, candidates[p]))
                     needed[key].add(cheapest)
         choice = {key: cover(key, caught[key], needed[key]) for key in caught}
-    raise SystemExit("the choice still changes some grades after {rounds} rounds: see above")
+    raise SystemExit(f"the choice still changes some grades after {rounds} rounds: see above")
 
 
-def report(choice: dict, caught: dict) -> str:
+def report(choice: dict, caught: dict, matrix: bool = False) -> str:
     """The matrix in words: per slot, each candidate's served states, how many (submission,
-    group) it fails, and whether it is kept; then the totals."""
+    group) it fails (with `matrix`, which submissions), and whether it is kept; then the
+    totals."""
     lines, before, after = [], 0, 0
     for key, (function, _, _, candidates) in slots().items():
         lines.append(f"{key}:")
@@ -298,6 +299,9 @@ def report(choice: dict, caught: dict) -> str:
                 f"  {mark} {place:2d} {states:6,} states, fails {len(caught[key][place]):3d}: "
                 f"{candidate.name[:60]}"
             )
+            if matrix:
+                names = sorted({name for name, _, _ in caught[key][place]})
+                lines.append(f"       fails: {', '.join(names) or 'nothing'}")
     share = after / before if before else math.nan
     lines.append(f"served states of a correct submission: {before:,} on every candidate, "
                  f"{after:,} on the choice ({share:.0%})")  # fmt: skip
@@ -309,13 +313,16 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="freeze the choice in the data")
+    parser.add_argument(
+        "--matrix", action="store_true", help="name the submissions each candidate fails"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="coverage-") as scratch:
         folder = Path(scratch)
         files = corpus(folder)
         print(f"grading {len(files)} submissions on every candidate ...", flush=True)
         choice, caught, _ = choose(build_import_view(folder / "view"), files)
-    print(report(choice, caught))
+    print(report(choice, caught, args.matrix))
     if args.write:
         from autograder.grading.selection import write_frozen_data
 
