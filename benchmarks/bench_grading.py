@@ -336,8 +336,7 @@ def served_states_by_function() -> None:
     candidates = sum(total for _, total in every.values())
     console.print(
         f"{served:,} states served to a correct student on the chosen instances, "
-        f"{candidates:,} on every candidate ({served / max(candidates, 1):.0%}; a pool shared by "
-        "two groups of one function is counted once per group there)"
+        f"{candidates:,} on every candidate ({served / max(candidates, 1):.0%})"
     )
 
 
