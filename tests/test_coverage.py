@@ -46,10 +46,17 @@ def test_every_chosen_slot_is_a_function_and_pool_the_rules_use() -> None:
     used = {rules.slot(g.function, g.pool) for r in GRADED for g in r.groups}
     chosen = instances.chosen_data()
     assert set(chosen) == used
-    for key, places in chosen.items():
-        pool = key.partition(" on ")[2]
-        assert places and list(places) == sorted(set(places)), key
-        assert all(0 <= p < len(rules.candidates(pool)) for p in places), key
+    for key, picks in chosen.items():
+        pool, places = key.partition(" on ")[2], [place for place, _ in picks]
+        assert places and places == sorted(set(places)), key
+        assert all(rules.candidates(pool)[p].name == name for p, name in picks), key
+
+
+def test_a_choice_made_on_other_candidates_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    key = rules.slot("minimax_value", "trees")
+    monkeypatch.setattr(instances, "chosen_data", lambda: {key: ((0, "another tree"),)})
+    with pytest.raises(RuntimeError, match="coverage --write"):
+        rules.chosen("minimax_value", "trees")
 
 
 def test_the_choice_serves_a_correct_submission_well_under_half_the_states() -> None:

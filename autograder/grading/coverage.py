@@ -236,13 +236,22 @@ def differences(before: dict[str, Graded], after: dict[str, Graded]) -> list[tup
     return found
 
 
+def named_choice(choice: dict[str, list[int]]) -> dict[str, tuple[tuple[int, str], ...]]:
+    """`choice` as the frozen data holds it: each place with its candidate's name."""
+    return {
+        key: tuple((place, slots()[key][3][place].name) for place in places)
+        for key, places in choice.items()
+    }
+
+
 def _use(choice: dict[str, list[int]] | None) -> None:
     """Build the rules again on `choice` (None: every candidate)."""
     from autograder.grading import cases
 
     rules.EVERY_CANDIDATE = choice is None
     if choice is not None:
-        instances.chosen_data = lambda: {key: tuple(places) for key, places in choice.items()}
+        named = named_choice(choice)
+        instances.chosen_data = lambda: named
     for cached in (rules.rules, cases.case_numbers, cases._pruned_calls, cases.reference):
         cached.cache_clear()
 
@@ -326,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         from autograder.grading.selection import write_frozen_data
 
-        print(write_frozen_data(chosen=choice))
+        print(write_frozen_data(chosen=named_choice(choice)))
     return 0
 
 

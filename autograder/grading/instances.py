@@ -143,9 +143,9 @@ def frozen_data() -> dict[str, dict[tuple, Any]]:
     }
 
 
-def chosen_data() -> dict[str, tuple[int, ...]]:
+def chosen_data() -> dict[str, tuple[tuple[int, str], ...]]:
     """The frozen choice of `autograder.grading.coverage`: for each function and candidate
-    pool (`rules.slot`), the places of the candidates it is called on."""
+    pool (`rules.slot`), the place (from 0) and the name of each candidate it is called on."""
     return frozen_choice()
 
 

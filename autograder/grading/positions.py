@@ -22,9 +22,13 @@ def frozen_file() -> dict[str, Any]:
     return json.loads(text)
 
 
-def frozen_choice() -> dict[str, tuple[int, ...]]:
-    """The coverage's frozen choice of candidates, by function and pool (see `rules.slot`)."""
-    return {key: tuple(places) for key, places in frozen_file().get("chosen", {}).items()}
+def frozen_choice() -> dict[str, tuple[tuple[int, str], ...]]:
+    """The coverage's frozen choice of candidates, by function and pool (see `rules.slot`):
+    each candidate's place in its pool and its name."""
+    return {
+        key: tuple((place, name) for place, name in picks)
+        for key, picks in frozen_file().get("chosen", {}).items()
+    }
 
 
 TTT = TicTacToe()

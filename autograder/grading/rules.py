@@ -146,10 +146,17 @@ def chosen(function: str, pool: str) -> tuple[Instance, ...]:
     """The candidates of `pool` that `function` is called on: the frozen choice of
     `autograder.grading.coverage` (every candidate if it made none, or under `EVERY_CANDIDATE`)."""
     pooled = candidates(pool)
-    picks = make.chosen_data().get(slot(function, pool))
-    if EVERY_CANDIDATE or picks is None:
+    picks = None if EVERY_CANDIDATE else make.chosen_data().get(slot(function, pool))
+    if picks is None:
         return pooled
-    return tuple(pooled[index] for index in picks)
+    stale = [(p, name) for p, name in picks if p >= len(pooled) or pooled[p].name != name]
+    if stale:  # the pool changed since the coverage chose: its places mean other instances
+        raise RuntimeError(
+            f"the frozen choice of {slot(function, pool)!r} names candidates the pool no longer "
+            f"holds at those places {stale[:3]}: run `python -m autograder.grading.coverage "
+            "--write` to choose again"
+        )
+    return tuple(pooled[place] for place, _ in picks)
 
 
 def _group(name: str, function: str, points: float, pool: str) -> Group:

@@ -300,7 +300,7 @@ def frozen_data_text(
     """
     data: dict[str, Any] = {"about": ABOUT, "searches": selections}
     if chosen:
-        data["chosen"] = {key: list(places) for key, places in chosen.items()}
+        data["chosen"] = {key: [list(pick) for pick in picks] for key, picks in chosen.items()}
     return _json_layout(data, "", 0) + "\n"
 
 
