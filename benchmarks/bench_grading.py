@@ -10,7 +10,10 @@ checking `minimax_value` on a few tic-tac-toe positions. The graders then grade 
 files, one after the other, alternated `--rounds` times in the same run:
 
 - `python -m autograder grade COURSE/submitted --out OUT --workers W` (the hidden tests:
-  every rule, about 120 calls and 10,000 served states for a correct student);
+  every rule, 79 calls and about 4,700 served states for a correct student, on the instances
+  `autograder.grading.coverage` chose by what they catch; with `--every-candidate`, also on
+  every candidate they were chosen from, 126 calls and about 12,200 states, and the scores
+  must be the same);
 - `nbgrader autograde bench` in the course folder (one kernel per notebook, running the cells);
 - Otter-Grader's local grading, `otter.api.grade_submission`, W notebooks at a time, against a
   test file of the same five checks (`_peers.py`).
@@ -22,6 +25,7 @@ built by hand with the same cells and only the autograder side is timed:
 
     .venv/bin/pip install -e '.[nbgrader,otter]'
     python benchmarks/bench_grading.py [--n 50] [--workers 2] [--rounds 1] [--breakdown]
+        [--every-candidate]
 """
 
 from __future__ import annotations
@@ -181,11 +185,22 @@ def venv_environment() -> dict[str, str]:
     return environment
 
 
-def time_autograder(course: Path, out: Path, workers: int) -> float:
+EVERY_CANDIDATE = "python -m autograder grade, every candidate"
+"""The grader on every candidate instance (`--every-candidate`): the instances before
+`autograder.grading.coverage` chose them by what they catch."""
+
+_ON_EVERY_CANDIDATE = (
+    "import sys; from autograder.grading import rules; rules.EVERY_CANDIDATE = True; "
+    "from autograder import cli; sys.exit(cli.main(sys.argv[1:]))"
+)
+
+
+def time_autograder(course: Path, out: Path, workers: int, every: bool = False) -> float:
+    """Grade the class with the command; with `every`, on every candidate instance (the flag
+    is set before the rules are built, and the forked workers inherit it)."""
     command = [
         sys.executable,
-        "-m",
-        "autograder",
+        *(("-c", _ON_EVERY_CANDIDATE) if every else ("-m", "autograder")),
         "grade",
         str(course / "submitted"),
         "--out",
@@ -281,34 +296,67 @@ def breakdown(course: Path, out: Path) -> None:
 
 
 def served_states_by_function() -> None:
-    """Print where a correct student's served states go: per graded function, its calls, the
-    states the reference generates in them, and its largest instance (the candidates for a
-    selection of instances by what they catch)."""
-    from autograder.grading.cases import reference
-    from autograder.grading.grade import planned_calls, warm_up
-    from autograder.grading.rules import RULE_IDS, selected_rules
+    """Print where a correct student's served states go: per graded function, its calls and the
+    states the reference solutions generate in them, on the instances chosen by what they
+    catch (`autograder.grading.coverage`) and on every candidate they are chosen from."""
+    from autograder.grading import rules
+    from autograder.grading.coverage import served_states
+    from autograder.grading.grade import planned_calls
 
-    warm_up(RULE_IDS)
-    totals: dict[str, list] = {}
-    for function, instance in planned_calls(selected_rules(RULE_IDS)):
-        states = reference(function, instance).case.states
-        calls, total, largest = totals.setdefault(function, [0, 0, (0, "")])
-        totals[function] = [calls + 1, total + states, max(largest, (states, instance.name))]
+    chosen: dict[str, list] = {}
+    for function, instance in planned_calls(rules.selected_rules(rules.RULE_IDS)):
+        calls, total, largest = chosen.setdefault(function, [0, 0, (0, "")])
+        states = served_states(function, instance)
+        chosen[function] = [calls + 1, total + states, max(largest, (states, instance.name))]
+    every: dict[str, list] = {}
+    for function, pool in {(g.function, g.pool) for r in rules.rules() for g in r.groups}:
+        if function in chosen:
+            candidates = rules.candidates(pool)
+            total = every.setdefault(function, [0, 0])
+            total[0] += len(candidates)
+            total[1] += sum(served_states(function, c) for c in candidates)
     grid = table(
         "Served states of a correct student, by graded function (the reference's counts)",
         "function",
         "calls",
         "states",
+        "on every candidate",
         "largest instance",
     )
-    for function, (calls, total, (most, name)) in sorted(totals.items(), key=lambda i: -i[1][1]):
-        grid.add_row(function, f"{calls}", f"{total:,}", f"{most:,}: {name[:50]}")
+    for function, (calls, total, (most, name)) in sorted(chosen.items(), key=lambda i: -i[1][1]):
+        grid.add_row(
+            function,
+            f"{calls}",
+            f"{total:,}",
+            f"{every[function][1]:,} in {every[function][0]} calls",
+            f"{most:,}: {name[:50]}",
+        )
     console.print(grid)
+    served = sum(total for _, total, _ in chosen.values())
+    candidates = sum(total for _, total in every.values())
+    console.print(
+        f"{served:,} states served to a correct student on the chosen instances, "
+        f"{candidates:,} on every candidate ({served / max(candidates, 1):.0%})"
+    )
 
 
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
+
+
+def same_scores(chosen: Path, every: Path) -> list[str]:
+    """Students whose score on the chosen instances differs from that on every candidate."""
+    scores = []
+    for out in (chosen, every):
+        with open(out / "grades.csv", newline="") as handle:
+            scores.append({row["student"]: row["score"] for row in csv.DictReader(handle)})
+    return [
+        f"{student} scores {score} on the chosen instances, {scores[1].get(student)} on every "
+        "candidate"
+        for student, score in scores[0].items()
+        if scores[1].get(student) != score
+    ]
 
 
 def check_outputs(out: Path, course: Path, students: list[str], nbgrader: bool) -> list[str]:
@@ -346,6 +394,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="build the course here and keep it")
     parser.add_argument(
         "--breakdown", action="store_true", help="then re-grade in-process, timing each stage"
+    )
+    parser.add_argument(
+        "--every-candidate",
+        action="store_true",
+        help="also grade on every candidate instance (before the choice by coverage), alternated",
     )
     args = parser.parse_args(argv)
     if args.n < 1 or args.workers < 1 or args.rounds < 1:
@@ -392,6 +445,14 @@ def main(argv: list[str] | None = None) -> int:
             times["python -m autograder grade"].append(
                 time_autograder(course, graded, args.workers)
             )
+            if args.every_candidate:
+                console.print(f"round {round_number + 1}: the same on every candidate ...")
+                every = out / f"every-{round_number}"
+                times.setdefault(EVERY_CANDIDATE, []).append(
+                    time_autograder(course, every, args.workers, every=True)
+                )
+                problems += check_outputs(every, course, students, False)
+                problems += same_scores(graded, every)
             if nbgrader:
                 console.print(f"round {round_number + 1}: nbgrader autograde bench ...")
                 shutil.rmtree(course / "autograded", ignore_errors=True)  # else it skips them
@@ -436,7 +497,12 @@ def report(args, times: dict[str, list[float]], nbgrader: bool, otter: bool, pro
     how = "measured" if args.n == 200 else f"extrapolated linearly from {args.n}"
     console.print(f"a class of 200 ({how}): {per_200:.0f} s")
     for name in times:
-        if name == "python -m autograder grade":
+        if name == EVERY_CANDIDATE:
+            console.print(
+                f"the chosen instances against every candidate: {min(times[name]) / ours:.2f}x "
+                "faster"
+            )
+        if name in ("python -m autograder grade", EVERY_CANDIDATE):
             continue
         speedup = min(times[name]) / ours
         console.print(

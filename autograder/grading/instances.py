@@ -11,15 +11,22 @@ still selects exactly the frozen data; after changing a search or a game, regene
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache, cached_property
-from importlib import resources
+from functools import cached_property
 from typing import Any
 
-from autograder.grading.positions import FROZEN_DATA, TTT, decision_tree, tictactoe_evaluation
+from autograder.grading.positions import (
+    FROZEN_DATA as FROZEN_DATA,  # tests read where the data is through this module
+)
+from autograder.grading.positions import (
+    TTT,
+    decision_tree,
+    frozen_choice,
+    frozen_file,
+    tictactoe_evaluation,
+)
 from games import (
     MAX,
     MIN,
@@ -126,17 +133,20 @@ def seeded_trees(count: int, seed: int, distinct: bool, **shape) -> list[Instanc
 # The frozen selections of the searches in `autograder.grading.selection`.
 
 
-@cache
 def frozen_data() -> dict[str, dict[tuple, Any]]:
     """The frozen selections: by search name, then by the search's positional arguments."""
-    # Read through importlib.resources, so that an installed wheel finds its own copy.
-    text = resources.files("autograder").joinpath(FROZEN_DATA).read_text(encoding="utf-8")
     return {
         search: {
             _as_tuples(entry["arguments"]): _as_tuples(entry["selection"]) for entry in entries
         }
-        for search, entries in json.loads(text)["searches"].items()
+        for search, entries in frozen_file()["searches"].items()
     }
+
+
+def chosen_data() -> dict[str, tuple[tuple[int, str], ...]]:
+    """The frozen choice of `autograder.grading.coverage`: for each function and candidate
+    pool (`rules.slot`), the place (from 0) and the name of each candidate it is called on."""
+    return frozen_choice()
 
 
 def _as_tuples(value: Any) -> Any:

@@ -1,11 +1,34 @@
 """What the hidden instances and the searches that select them share: where the frozen picks are
-kept, the tic-tac-toe game, the random trees tried for a single best move, the evaluation."""
+kept (and the file read), the tic-tac-toe game, the random trees tried for a single best move, the
+evaluation."""
 
 from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
 
 from games import GameTree, TicTacToe, random_tree
 
 FROZEN_DATA = "data/frozen_instances.json"  # inside the package, shipped as package data
+
+
+@cache
+def frozen_file() -> dict[str, Any]:
+    """The frozen data as JSON gives it (read once)."""
+    # Read through importlib.resources, so that an installed wheel finds its own copy.
+    text = resources.files("autograder").joinpath(FROZEN_DATA).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def frozen_choice() -> dict[str, tuple[tuple[int, str], ...]]:
+    """The coverage's frozen choice of candidates, by function and pool (see `rules.slot`):
+    each candidate's place in its pool and its name."""
+    return {
+        key: tuple((place, name) for place, name in picks)
+        for key, picks in frozen_file().get("chosen", {}).items()
+    }
 
 
 TTT = TicTacToe()
