@@ -5,6 +5,7 @@ record's diagnosis (what the class page files it under) is that mistake and no o
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 import nbformat
@@ -389,18 +390,19 @@ def test_a_right_decision_over_a_wrong_value_function_points_at_the_value_functi
     record = grade(submission, load(submission), settings)
     decision = next(r for r in record.rules if r.id == "depth_limited_decision")
     assert decision.points < decision.max_points
+    failed = sum(not v.passed for g in decision.groups for v in g.verdicts)
     assert decision.diagnosis.startswith(
-        "depth_limited_decision: on all 3 failed instances, your decision is right for the "
-        "values depth_limited_value returns; fix depth_limited_value (see depth_limited_value "
-        "above"
+        f"depth_limited_decision: on all {failed} failed instances, your decision is right for "
+        "the values depth_limited_value returns; fix depth_limited_value (see "
+        "depth_limited_value above"
     ), decision.diagnosis
     hints = [v.hint for g in decision.groups for v in g.verdicts if not v.passed]
     own = "your decision is right for the values depth_limited_value returns; fix"
     assert hints and all(own in hint for hint in hints), hints
     # the evidence: what the student's own function gives the children, at one ply less
-    assert "(it gives the actions {0: 4, 1: 7, 2: 0}, where their values are {0: 4, 1: 0, " in (
-        " ".join(hints)
-    )
+    # (which instances fail depends on the frozen choice of instances: read the evidence's shape)
+    evidence = r"\(it gives the actions \{[^}]+\}, where their values are \{[^}]+\}\)"
+    assert all(re.search(evidence, hint) for hint in hints), hints
     assert not any("looks one ply" in hint for hint in hints), hints
 
 
