@@ -13,7 +13,6 @@ import csv
 import functools
 import hashlib
 import http.server
-import importlib.util
 import json
 import shutil
 import subprocess
@@ -26,7 +25,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from browser_notebooks import ASSIGNMENTS, ROOT, answered
+from browser_notebooks import ASSIGNMENTS, answered, course_builder, filled_cache
 
 pytestmark = pytest.mark.slow
 
@@ -59,11 +58,8 @@ request.onerror = () => done("");
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    spec = importlib.util.spec_from_file_location(
-        "make_browser_course", ROOT / "assignments" / "make_browser_course.py"
-    )
-    builder = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(builder)
+    builder = course_builder()
+    filled_cache(builder)  # the build then only reads the cache
     out = tmp_path_factory.mktemp("site") / "course"
     builder.build("offline", out, builder.DEFAULT_CACHE)
     return out
