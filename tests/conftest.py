@@ -5,8 +5,8 @@
   `xdist_group` (the site build, which is not a fixture, has its group named in its modules).
 - The slowest modules start first (`START_FIRST`), so that no long test starts last and keeps one
   core busy while the other waits at the end of the run.
-What must happen once at a time on the machine (downloads into a cache shared with other runs)
-holds a lock of tests/run_wide.py.
+- What must happen once at a time on the machine (downloads into a cache that other workers and
+  other runs share) holds the lock of tests/run_wide.py.
 """
 
 from __future__ import annotations
@@ -14,20 +14,26 @@ from __future__ import annotations
 import pytest
 
 START_FIRST = (
-    # the costs of a run, largest first (measured with --durations, see the benchmarks page):
-    # each is a long chain on one worker, which should be under way while the other worker
-    # takes the many short tests
+    # the longest chains of a run, longest first (ranked by --durations): each is under way on
+    # one worker while the other takes the many short tests
     "test_browser_site.py",
-    "test_docs_tutorials.py",
     "test_nbgrader_course.py",
-    "test_browser_pyodide.py",
-    "test_docs.py",
+    "test_docs_tutorials.py",
+    "test_docs.py",  # with test_lectures.py: the site's build, then its tests
     "test_lectures.py",
+    "test_nbgrader_import.py",
+    "test_browser_pyodide.py",
     "test_contest_load.py",
+    "test_contest_kernel.py",
+    "test_toolkit_dist.py",
     "test_contest_grades.py",
+    "test_grader_class.py",
     "test_cpu_share.py",
 )
 SHARED_SCOPES = ("module", "package", "session")
+BUILT_AGAIN = ("view", "builder")
+"""Shared fixtures that take about a second (the sandbox's import view, a script loaded as a
+module): each worker builds its own, and their modules' tests, many and slow, are split."""
 
 
 def _shared_fixtures(item: pytest.Item) -> list[str]:
@@ -39,7 +45,7 @@ def _shared_fixtures(item: pytest.Item) -> list[str]:
     found = []
     for name, definitions in info.name2fixturedefs.items():
         for definition in definitions:
-            if definition.scope in SHARED_SCOPES and definition.baseid:
+            if definition.scope in SHARED_SCOPES and definition.baseid and name not in BUILT_AGAIN:
                 found.append(f"{definition.baseid}::{name}")
     return found
 

@@ -1,4 +1,4 @@
-"""What the workers of one test run (pytest-xdist) share: a folder, and locks across processes.
+"""A lock across processes, for what the test workers (pytest-xdist) and other runs share.
 
 Import it as `from run_wide import file_lock` (pytest puts tests/ on the path).
 """
@@ -7,18 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import os
 from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
-
-
-def run_wide_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder shared by every worker of this run (each worker's own temporary folder is a
-    subfolder of it under xdist)."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
 @contextlib.contextmanager
