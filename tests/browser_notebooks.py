@@ -1,4 +1,5 @@
-"""The assignment notebooks as the browser tests run them: released (stubs) or answered.
+"""The assignment notebooks as the browser tests run them: released (stubs) or answered; and
+the browser course's builder, with its download cache filled safely.
 
 Import it as `from browser_notebooks import answered, released` (pytest puts tests/ on the path).
 """
@@ -6,9 +7,13 @@ Import it as `from browser_notebooks import answered, released` (pytest puts tes
 from __future__ import annotations
 
 import copy
+import importlib.util
+import json
 from pathlib import Path
+from types import ModuleType
 
 import nbformat
+from run_wide import file_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = (
@@ -49,3 +54,32 @@ def _is_solution(cell: nbformat.NotebookNode) -> bool:
 def code_cells(notebook: nbformat.NotebookNode) -> list[str]:
     """The sources of the notebook's code cells, in order."""
     return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def course_builder() -> ModuleType:
+    """assignments/make_browser_course.py, a script, loaded as a module."""
+    spec = importlib.util.spec_from_file_location(
+        "make_browser_course", ROOT / "assignments" / "make_browser_course.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def filled_cache(builder: ModuleType) -> Path:
+    """The builder's download cache with everything a build takes from it (Pyodide from npm,
+    the kernel's wheels from PyPI); return the npm package's folder.
+
+    The cache (~/.cache/adversarial-search-course/browser) is shared by the test workers and by
+    any other run on the machine, and the builder writes a download where it will read it: one
+    process at a time fills it, so none reads a half-written package. Once it is full, a build
+    only reads it, without the lock.
+    """
+    cache, version = builder.DEFAULT_CACHE, builder.pyodide_version()
+    with file_lock(cache / ".lock"):
+        folder = builder.npm_pyodide(cache, version)
+        packages = json.loads((folder / "pyodide-lock.json").read_text("utf-8"))["packages"]
+        for name in builder.dependencies(packages, builder.KERNEL_PACKAGES):
+            builder.pypi_wheel(cache, packages[name]["name"], packages[name]["version"])
+        builder.pypi_wheel(cache, *builder.COMM)
+    return folder

@@ -4,24 +4,19 @@ with every wheel from the CDN of the kernel's Pyodide release, and the toolkit b
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from browser_notebooks import course_builder, filled_cache
 
 pytestmark = pytest.mark.slow  # npm and pip fetch Pyodide and build the toolkit's wheel
 
 
 @pytest.fixture(scope="module")
 def builder():
-    spec = importlib.util.spec_from_file_location(
-        "make_browser_course", ROOT / "assignments" / "make_browser_course.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = course_builder()
+    filled_cache(module)  # the tests then only read the cache
     return module
 
 

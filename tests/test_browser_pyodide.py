@@ -9,14 +9,20 @@ hint must be the one CPython gives. One Node process runs them all (Pyodide star
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from browser_notebooks import ASSIGNMENTS, ROOT, answered, code_cells, released
+from browser_notebooks import (
+    ASSIGNMENTS,
+    answered,
+    code_cells,
+    course_builder,
+    filled_cache,
+    released,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -24,15 +30,6 @@ HERE = Path(__file__).resolve().parent
 RUNNER, DRIVER = HERE / "browser" / "run_cells.mjs", HERE / "browser" / "driver.py"
 MUTANT_FROM = "return max(values) if game.to_move(state) == MAX else min(values)"
 MUTANT_TO = "return max(values)"  # every level maximises: the players do not alternate
-
-
-def _builder():
-    spec = importlib.util.spec_from_file_location(
-        "make_browser_course", ROOT / "assignments" / "make_browser_course.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _mutant_cells() -> list[str]:
@@ -61,9 +58,9 @@ def pyodide_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dic
     """What each notebook's cells printed and raised in Pyodide, by run."""
     if shutil.which("node") is None:
         pytest.fail("the browser tests need Node.js (node, npm): apt-get install nodejs npm")
-    builder = _builder()
+    builder = course_builder()
     work = tmp_path_factory.mktemp("pyodide")
-    pyodide = builder.npm_pyodide(builder.DEFAULT_CACHE, builder.pyodide_version())
+    pyodide = filled_cache(builder)
     wheel = builder.games_wheel(work)
     driver = DRIVER.read_text(encoding="utf-8")
     job = {

@@ -23,9 +23,10 @@ from example_class import make_class
 
 ROOT = Path(__file__).resolve().parents[1]
 CLASS = ROOT / "examples" / "class"
-ALLOWANCE = ["--move-states", "500", "--move-seconds", "0.5"]
-"""A smaller allowance than the grading's, so that two runs fit in half a minute; the rules are the
-same at any allowance (the grades are not: `test_contest_grades.py` checks those)."""
+ALLOWANCE = ["--move-states", "200", "--move-seconds", "0.5"]
+"""A smaller allowance than the grading's, so that two runs fit in a quarter of a minute (at 500
+states a move they took twice as long); the rules are the same at any allowance (the grades are
+not: `test_contest_grades.py` checks those)."""
 
 pytestmark = pytest.mark.slow
 

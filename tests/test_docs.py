@@ -23,7 +23,8 @@ from autograder.contest.positions import (
 )
 from autograder.grading.rules import ASSIGNMENT_RULES, selected_rules
 
-pytestmark = pytest.mark.slow
+# one worker builds the site (tests/site_build.py) and runs every test that reads it
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("site")]
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")

@@ -14,6 +14,7 @@ from nbclient import NotebookClient
 from site_build import built_site
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.xdist_group("site")  # the site's build, once: tests/site_build.py
 LECTURES = sorted((ROOT / "lectures").glob("*.ipynb"))
 LATER_ASSIGNMENTS = ("expectiminimax_value", "expectiminimax_decision", "maxn_value",
                      "maxn_decision", "connect_four_agent")  # fmt: skip

@@ -1,4 +1,4 @@
-"""Every call sleeps just under the per-call limit: only the time budgets can stop it."""
+"""Every call sleeps 2.8 s, within the per-call limit: only the time budgets can stop it."""
 
 import time
 
