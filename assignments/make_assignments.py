@@ -56,14 +56,7 @@ __all__ = [
 ]
 
 SOURCE = HERE / "source"
-ASSIGNMENTS = (
-    "minimax",
-    "alphabeta",
-    "depth_limited",
-    "bug_hunt",
-    "connect_four",
-    "chance_and_maxn",
-)
+ASSIGNMENTS = tuple(ASSIGNMENT_RULES)
 """The assignments, in teaching order; each is `source/<name>/<name>.ipynb`."""
 
 RULES_OF = {assignment: ASSIGNMENT_RULES[assignment] for assignment in ASSIGNMENTS}

@@ -15,15 +15,10 @@ from types import ModuleType
 import nbformat
 from run_wide import file_lock
 
+from autograder.grading.rules import ASSIGNMENT_RULES
+
 ROOT = Path(__file__).resolve().parents[1]
-ASSIGNMENTS = (
-    "minimax",
-    "alphabeta",
-    "depth_limited",
-    "bug_hunt",
-    "connect_four",
-    "chance_and_maxn",
-)
+ASSIGNMENTS = tuple(ASSIGNMENT_RULES)  # the six assignments, in teaching order
 PYODIDE_VERSION_FILE = ROOT / "assignments" / "make_browser_course.py"
 
 

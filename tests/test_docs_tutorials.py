@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder.grading.rules import ASSIGNMENT_RULES
+
 ROOT = Path(__file__).resolve().parents[1]
 TUTORIALS = ROOT / "docs" / "tutorials"
 FENCE = re.compile(r"^```(?P<info>[^\n`]*)\n(?P<body>.*?)^```\s*$", re.MULTILINE | re.DOTALL)
@@ -111,15 +113,7 @@ def test_the_students_tutorial(workspace: Path) -> None:
     printed = run_tutorial("student", workspace)
     course = workspace / "my_course"
     assert sorted(p.name for p in course.glob("*.ipynb")) == sorted(
-        f"{name}.ipynb"
-        for name in (
-            "minimax",
-            "alphabeta",
-            "depth_limited",
-            "bug_hunt",
-            "connect_four",
-            "chance_and_maxn",
-        )  # fmt: skip
+        f"{name}.ipynb" for name in ASSIGNMENT_RULES
     )
     assert "jupyter lab" in printed, "python -m games notebooks says how to open them"
     python = workspace / "toolkit-env" / "bin" / "python"
