@@ -15,7 +15,10 @@ import pytest
 
 from autograder.grading import coverage, diagnosis, instances, rules
 from autograder.grading.cases import case
+from autograder.grading.coverage_corpus import Graded
 from autograder.grading.judge import PRUNING_SLACK
+from autograder.grading.positions import TTT
+from autograder.reports.diagnoses import CARRIED_LABEL
 from games import CountingGame
 from solutions import minimax_value
 
@@ -84,7 +87,7 @@ def test_the_pinned_positions_and_the_hand_made_trees_are_kept() -> None:
             for state in coverage.PINNED.get(group.pool, ()):
                 assert state in states, (r.id, group.name, state)
     decisions = rules.rule("alphabeta_decision").groups[1].instances
-    assert set(instances.TABLE_BOUND_DECISIONS) <= {i.state for i in decisions}
+    assert set(instances.table_bound_states()) <= {i.state for i in decisions}
 
 
 @pytest.mark.parametrize(
@@ -118,3 +121,63 @@ def test_each_reenacted_mistake_fails_the_groups_it_fails_on_every_candidate(mis
         on_every = [coverage.variant_fails(group, i, variant) for i in rules.candidates(group.pool)]
         on_choice = [coverage.variant_fails(group, i, variant) for i in group.instances]
         assert any(on_choice) == any(on_every), (mistake_id, group.function, group.name)
+
+
+def test_the_pinned_table_decisions_flip_a_bound_as_exact_table_in_every_form_that_flips() -> None:
+    """`select_table_bound_decisions`: one best move, and in each re-enacted form of a table that
+    stores bounds as exact (window carried or fresh, one table or one per child) that flips the
+    move on any tic-tac-toe position with 5 to 8 empty squares and one best move, some pinned
+    position is flipped: the cheapest such set (one position, 186 states, in November 2026)."""
+    exact = diagnosis.Variant(bound_as_exact=True)
+    forms = [(carry, shared) for carry in (True, False) for shared in (True, False)]
+    pinned = instances.table_bound_states()
+    flipped = set()
+    for instance in instances.table_bound_decisions():
+        state, optimal = instance.state, case("alphabeta_decision", instance).optimal
+        assert state in pinned and len(optimal) == 1
+        flipped |= {
+            form for form in forms
+            if diagnosis.decide(TTT, state, exact, form[0], shared_table=form[1]) not in optimal
+        }  # fmt: skip
+    assert flipped == {(True, True), (False, True), (False, False)}  # none flips (True, False)
+    assert sum(coverage.served_states("alphabeta_decision", i)
+               for i in instances.table_bound_decisions()) <= 200  # fmt: skip
+
+
+@pytest.mark.parametrize("pool", ["ttt_moves", "ttt_moves_deep"])
+def test_the_cheap_decisions_have_one_best_move_and_cost_less_than_the_others(pool) -> None:
+    function = "minimax_decision" if pool == "ttt_moves" else "alphabeta_decision"
+    cheap = [i for i in rules.candidates(pool) if i.name.startswith("one best move, a small")]
+    others = [i for i in rules.candidates(pool) if i not in cheap]
+    assert len(cheap) >= 6 and {TTT.to_move(i.state) for i in cheap} == {"MAX", "MIN"}
+    for instance in cheap:
+        found = case(function, instance)
+        assert len(found.optimal) == 1 and found.optimal[0] != found.legal[0]
+
+    def price(instance: instances.Instance) -> float:
+        states = coverage.served_states(function, instance)
+        return states / math.log(len(TTT.actions(instance.state)))
+
+    for player in ("MAX", "MIN"):  # the cheapest of each player's, against the pool's others
+        mine = [price(i) for i in cheap if TTT.to_move(i.state) == player]
+        theirs = [price(i) for i in others if TTT.to_move(i.state) == player]
+        assert max(mine) <= min(theirs), (player, mine, theirs)
+
+
+def _graded(points: tuple, named: tuple = ()) -> Graded:
+    return Graded((("alphabeta_decision", points),), (("alphabeta_decision", ""),), named, {})
+
+
+def test_a_table_kept_between_calls_may_lose_more_on_the_choice_and_nothing_else_may() -> None:
+    """Its answers depend on the calls made before: every candidate's calls may happen to let it
+    pass a group that the choice's fewer calls fail, and no instance added brings that back."""
+    carried = (CARRIED_LABEL,)
+    assert (
+        coverage.differences({"t": _graded((0, 5), carried)}, {"t": _graded((0, 0), carried)}) == []
+    )
+    assert coverage.differences(
+        {"t": _graded((0, 0), carried)}, {"t": _graded((0, 5), carried)}
+    ) == [("t", "alphabeta_decision")]
+    assert coverage.differences({"s": _graded((0, 5))}, {"s": _graded((0, 0))}) == [
+        ("s", "alphabeta_decision")
+    ]

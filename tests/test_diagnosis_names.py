@@ -459,7 +459,7 @@ CORRECT_TABLE = NEGAMAX_TABLE.replace(
 def test_a_table_storing_bounds_as_exact_loses_decisions_too_and_a_correct_table_does_not(
     view: Path, tmp_path: Path
 ) -> None:
-    """The pinned positions (instances.TABLE_BOUND_DECISIONS) flip such a table's move: the
+    """The pinned positions (instances.table_bound_states()) flip such a table's move: the
     negamax loses alphabeta_decision as it loses alphabeta_value, and the hint names the table;
     a table that stores bounds as bounds keeps every point of both."""
     assert "table[state] = (value, kind)" in CORRECT_TABLE and "first_alpha" in CORRECT_TABLE

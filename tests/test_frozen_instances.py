@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder.grading import frozen_writer, selection
 from autograder.grading import instances as make
-from autograder.grading import selection
 from autograder.grading.rules import Rule, rules
 
 REGENERATE = (
@@ -72,7 +72,7 @@ def test_each_search_still_selects_its_frozen_data(search: str, searched: dict) 
 
 def test_the_data_file_is_what_regenerating_writes(tmp_path: Path) -> None:
     written = tmp_path / "frozen_instances.json"
-    summary = selection.write_frozen_data(written)
+    summary = frozen_writer.write_frozen_data(written)
     assert str(written) in summary
     packaged = resources.files("autograder").joinpath(make.FROZEN_DATA)
     assert packaged.read_text(encoding="utf-8") == written.read_text(encoding="utf-8"), REGENERATE

@@ -199,20 +199,28 @@ def tictactoe_decisions(empties: tuple[int, int] = (3, 5)) -> list[Instance]:
     return _ttt_by_kind(_frozen("select_tictactoe_decisions", empties))
 
 
-TABLE_BOUND_DECISIONS = ("..OXX....", "X...X.O..", "O......X.")
-"""Pinned tic-tac-toe decisions, kept whatever the selection picks: three of the nine positions
-(of 4,520 with 5 to 8 empty squares) with one best move where an alpha-beta whose
-transposition table stores a cut-off's bound as exact picks another move, in the forms that
-circulate (a negamax or a minimax-form search; one table per root child or one shared by them;
-the root's window carried or fresh). Without them such a table could lose `alphabeta_value`
-and keep every point of `alphabeta_decision`."""
+def table_bound_states() -> tuple[str, ...]:
+    """Pinned tic-tac-toe decisions, kept whatever the coverage chooses: the cheapest positions
+    with one best move where an alpha-beta whose transposition table stores a cut-off's bound
+    as exact picks another move, in every form that circulates and flips somewhere (the root's
+    window carried or fresh; one table per root child or one shared by them), as
+    `select_table_bound_decisions` picks them. Without them such a table could lose
+    `alphabeta_value` and keep every point of `alphabeta_decision`."""
+    return _frozen("select_table_bound_decisions", (5, 8))
 
 
 def table_bound_decisions() -> list[Instance]:
-    """The `TABLE_BOUND_DECISIONS` positions, as instances."""
+    """The `table_bound_states` positions, as instances."""
     return [
-        _ttt("a position where a table's bound flips the move", s) for s in TABLE_BOUND_DECISIONS
+        _ttt("a position where a table's bound flips the move", s) for s in table_bound_states()
     ]
+
+
+def cheap_decisions(empties: tuple[int, int], function: str, count: int) -> list[Instance]:
+    """Positions with one best move that cost `function` few states for the guessing they
+    rule out, as `select_cheap_decisions` picks them."""
+    picked = _frozen("select_cheap_decisions", empties, function, count)
+    return [_ttt("one best move, a small search", state) for state in picked]
 
 
 def tictactoe_transpositions(empties: tuple[int, int] = (5, 7)) -> list[Instance]:
@@ -327,6 +335,6 @@ def connect_four_endgames(count: int, seed: int, empties: tuple[int, int]) -> li
 
 
 if __name__ == "__main__":
-    from autograder.grading.selection import write_frozen_data
+    from autograder.grading.frozen_writer import write_frozen_data
 
     print(write_frozen_data())

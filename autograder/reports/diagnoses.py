@@ -11,6 +11,9 @@ from autograder.grading.mistakes import MISTAKES, mistake
 from autograder.grading.records import GradeRecord
 from autograder.grading.together import LAST_CLAUSE, OWN_VALUES, WORST_CLAUSE, value_function
 
+CARRIED_LABEL = "a table kept between calls"
+"""The label of a search that answers from positions an earlier call stored."""
+
 # A mistake is recognised by the words its hint uses: those of the catalogue
 # (autograder/grading/mistakes.py) first, then what the judge says of answers no known mistake
 # explains.
@@ -19,7 +22,7 @@ _OTHER_HINTS = (
     (LAST_CLAUSE, mistake("last_child").label),
     ("looks one ply less than asked", "depth convention: searches one ply too shallow"),
     ("fewer states than a correct alpha-beta", "prunes before a branch is proven irrelevant"),
-    ("your table carries positions over from an earlier call", "a table kept between calls"),
+    ("your table carries positions over from an earlier call", CARRIED_LABEL),
     ("is the value of action", "a decision that returns a value instead of an action"),
     ("a decision must be one of the legal actions", "a decision that is not a legal action"),
     ("a value must be a plain int or float", "a value that is not a number"),
