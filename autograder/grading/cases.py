@@ -91,7 +91,7 @@ def reference(function: str, instance: Instance) -> Reference:
     decision = function.endswith("_decision")
     counted = RecordingGame(game)
     if decision:
-        found = _decision_case(base, instance)
+        found = _decision_case(base, instance, windows=not function.startswith("minimax"))
         alphabeta_decision(counted, state)
     else:
         if function == "alphabeta_value" or depth is None:
@@ -117,7 +117,7 @@ def reference(function: str, instance: Instance) -> Reference:
     return Reference(found, max(STATES_FLOOR, cap), tuple(counted.generated))
 
 
-def _decision_case(base: Case, instance: Instance) -> Case:
+def _decision_case(base: Case, instance: Instance, windows: bool = True) -> Case:
     game, state, depth = instance.game, instance.state, instance.depth
     legal = tuple(game.actions(state))
     children = []
@@ -129,7 +129,7 @@ def _decision_case(base: Case, instance: Instance) -> Case:
             children.append(depth_limited_value(game, child, max(depth - 1, 0), instance.evaluate))
     best = (max if base.to_move == MAX else min)(children)
     optimal = tuple(a for a, v in zip(legal, children, strict=True) if v == best)
-    hints = diagnosis.decision_hints(game, state, optimal, depth, instance.evaluate)
+    hints = diagnosis.decision_hints(game, state, optimal, depth, instance.evaluate, windows)
     return replace(
         base,
         legal=legal,

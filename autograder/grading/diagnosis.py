@@ -284,12 +284,19 @@ def depth_convention(depth: int, searched: int) -> str:
 
 
 def decision_hints(
-    game: Game, state: Any, optimal: tuple, depth: int | None = None, evaluate=None
+    game: Game,
+    state: Any,
+    optimal: tuple,
+    depth: int | None = None,
+    evaluate=None,
+    windows: bool = True,
 ) -> dict:
     """Wrong actions a known mistake picks here, each with the hint that names the mistake.
 
     A depth-limited decision is also searched one ply deeper and one ply shallower: an action
-    that is best there is a depth-convention mistake, not a max/min mistake.
+    that is best there is a depth-convention mistake, not a max/min mistake. Without `windows`
+    (a minimax decision: its lecture has taught no window), the mistakes of a search with a
+    window or a table are not tried.
     """
     hints: dict = {}
     if depth is not None:
@@ -308,6 +315,8 @@ def decision_hints(
             for action, value in zip(actions, values, strict=True):
                 if value == best and action not in optimal:
                     hints.setdefault(action, depth_convention(depth, searched))
+    if not windows:
+        return hints
     tied = decide(game, state, Variant(), later_ties=True, depth=depth, evaluate=evaluate)
     if tied not in optimal:
         hints.setdefault(tied, TIE_WITH_A_BOUND)
