@@ -36,6 +36,20 @@ from autograder.sandbox import (
 
 def command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
     """Grade the class `args` names (its archives unpacked in `unpack`); the exit code."""
+    with tempfile.TemporaryDirectory(prefix=f"autograder-run-{os.getpid()}-") as scratch:
+        # Copying matplotlib's font cache for the submissions takes a process of its own half a
+        # second (importing matplotlib): started first, it is ready when the workers start.
+        fonts = start_font_cache(Path(scratch))
+        try:
+            return _graded(args, prog, adopt_orphans, unpack, Path(scratch), fonts)
+        finally:
+            if fonts.poll() is None:  # a run that stopped before it built the import view
+                fonts.kill()
+            fonts.wait()
+
+
+def _graded(args, prog: str, adopt_orphans: bool, unpack, scratch: Path, fonts) -> int:
+    """`command` in its scratch folder, with the font cache being copied (`fonts`)."""
     console = Console(quiet=args.quiet, width=None if sys.stdout.isatty() else 140)
     found = discover(args.paths, args.assignment, unpack, args.student)
     if args.assignment is None:  # a lone notebook is graded on its own assignment's rules
@@ -76,22 +90,24 @@ def command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
     sandbox.sweep()  # what a killed earlier run left: its cgroups and scratch folders
     previous_term = signal.signal(signal.SIGTERM, terminated)
     try:
-        return run_and_report(args, found, limits, jailed, console)
+        return run_and_report(args, found, limits, jailed, console, (scratch, fonts))
     finally:
         signal.signal(signal.SIGTERM, previous_term)
         sandbox.sweep(only_this_run=True)  # every cgroup this run made, its processes killed
 
 
-def run_and_report(args, found, limits: Limits, jailed: bool, console: Console) -> int:
-    """Grade what was found, then write the class files and print the table."""
-    scratch_prefix = f"autograder-run-{os.getpid()}-"
+def run_and_report(
+    args, found, limits: Limits, jailed: bool, console: Console, scratch: tuple
+) -> int:
+    """Grade what was found (in the scratch folder, with the font cache being copied: `scratch`
+    is both), then write the class files and print the table."""
     try:
         lock = files.OutputLock(args.out)
     except OSError as error:  # what `refused` cannot see coming: a full disk, a long name
         print(f"python -m autograder grade: error: --out {args.out} cannot be used: "
               f"{error.strerror or error}", file=sys.stderr)  # fmt: skip
         return 2
-    with lock, tempfile.TemporaryDirectory(prefix=scratch_prefix) as scratch:
+    with lock:
         files.remove_temporary_files(args.out)
         known = files.saved_students(args.out)  # before any submission runs
         submissions = _given(args, found.submissions, known, console)
@@ -108,7 +124,7 @@ def run_and_report(args, found, limits: Limits, jailed: bool, console: Console) 
         students = roster.class_roster(args.out, args.roster)
         names = roster.roster_names(students)
         try:
-            graded = run(submissions, args, limits, Path(scratch), console, isolation)
+            graded = run(submissions, args, limits, scratch, console, isolation)
             _remember_places(args.out, submissions, graded, console)
             records = files.whole_class(args.out, known, graded)
             try:
@@ -164,17 +180,17 @@ def _remember_places(out: Path, submissions: list, graded: list, console: Consol
 
 
 def run(
-    submissions, args, limits: Limits, scratch: Path, console: Console, isolation: str = "process"
+    submissions, args, limits: Limits, scratch: tuple, console: Console, isolation: str = "process"
 ) -> list[GradeRecord]:
-    """Grade every submission (reusing unchanged results) and return their records."""
+    """Grade every submission (reusing unchanged results) and return their records. `scratch`
+    is the run's scratch folder and the process copying the font cache there."""
 
     rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
     move, states = getattr(args, "move_seconds", None), getattr(args, "move_states", None)
     course = getattr(args, "course_seed", None)
     stamp = files.grading_stamp(rule_ids, isolation, limits, args.max_size, move, states, course)
-    fonts = start_font_cache(scratch)  # in a process of its own, while the answers are computed
     grading.warm_up(rule_ids)  # in this process: the workers fork with the answers
-    view = build_import_view(scratch, fonts)
+    view = build_import_view(*scratch)  # waits for the font cache
     settings = grading.Settings(
         limits, view, rule_ids, int(args.max_size * 2**20), move, states, course
     )

@@ -108,3 +108,43 @@ class StageTimer:
         for owner, name, original in reversed(self._originals):
             setattr(owner, name, original)
         self._originals.clear()
+
+
+class PhaseClock:
+    """When chosen functions of the grader start and end in a run, as offsets from `start()`.
+
+    `watch(owner, name, label)` wraps `owner.name` so that each call appends (label, start,
+    end); `restore()` puts every original back. For the serial phases of a class run: what the
+    main process does before its workers start and after they end.
+    """
+
+    def __init__(self) -> None:
+        self.phases: list[tuple[str, float, float]] = []
+        self._originals: list[tuple[Any, str, Any]] = []
+        self._zero = time.perf_counter()
+
+    def start(self) -> None:
+        self._zero = time.perf_counter()
+        self.phases.clear()
+
+    def now(self) -> float:
+        return time.perf_counter() - self._zero
+
+    def watch(self, owner: Any, name: str, label: str) -> None:
+        original = getattr(owner, name)
+        self._originals.append((owner, name, original))
+
+        @functools.wraps(original)
+        def timed(*args, **kwargs):
+            started = self.now()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.phases.append((label, started, self.now()))
+
+        setattr(owner, name, timed)
+
+    def restore(self) -> None:
+        for owner, name, original in reversed(self._originals):
+            setattr(owner, name, original)
+        self._originals.clear()

@@ -79,11 +79,14 @@ def time_otter(notebooks: list[Path], autograder: Path, workers: int) -> tuple[f
 
 def startup_times(environment: dict, repeat: int = 7) -> dict[str, float]:
     """The fastest of `repeat` fresh interpreters, alternated: bare Python, `import
-    autograder.cli` and `python -m autograder --help` (wall seconds)."""
+    autograder.cli`, `python -m autograder --help` and the grade command's own modules
+    (`import autograder.grade_command`, what a `grade` run imports before it reads a
+    notebook) (wall seconds)."""
     commands = {
         "python -c pass": ["-c", "pass"],
         "import autograder.cli": ["-c", "import autograder.cli"],
         "python -m autograder --help": ["-m", "autograder", "--help"],
+        "import autograder.grade_command": ["-c", "import autograder.grade_command"],
     }
     best = dict.fromkeys(commands, float("inf"))
     for _ in range(repeat):

@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 
 import nbformat
-from _common import REPO, StageTimer, console, machine, ratio, table
+from _common import REPO, PhaseClock, StageTimer, console, machine, ratio, table
 from _peers import (
     STARTUP_TARGET,
     otter_autograder,
@@ -295,6 +295,69 @@ def breakdown(course: Path, out: Path) -> None:
     )
 
 
+def class_timeline(course: Path, out: Path, workers: int) -> None:
+    """Grade the class again in this process with `workers` workers, and print when the main
+    process's phases start and how long they take: what is serial (before the workers start
+    and after the last one ends) costs its full wall time, whatever the number of workers.
+
+    The interpreter's start and the command's imports are not in it (they are done here
+    already): see the start-up table's `import autograder.grade_command`.
+    """
+    from autograder import grade_command
+    from autograder.grading import grade as grading
+    from autograder.reports import class_report, files
+
+    clock = PhaseClock()
+    for owner, name, label in (
+        (grade_command, "discover", "find the submissions"),
+        (grade_command, "jail_support", "check the jail can be used"),
+        (grading, "warm_up", "reference answers (warm_up)"),
+        (grade_command, "build_import_view", "import view (and the font cache it waits for)"),
+        (files, "unchanged_records", "look for unchanged saved records"),
+        (grade_command.pool, "grade_in_workers", f"grade in {workers} worker processes"),
+        (files, "save_student", "save a student's results.json and page (main process)"),
+        (files, "whole_class", "read the class's saved records"),
+        (class_report, "write_class_files", "write the class files (class.html, summary.csv)"),
+        (grade_command.terminal, "terminal_table", "draw the terminal table"),
+        (cli, "main", "the whole command, in-process"),
+    ):
+        clock.watch(owner, name, label)
+    cpu, children = time.process_time(), _children_cpu()
+    clock.start()
+    try:
+        cli.main(["grade", str(course / "submitted"), "--out", str(out), "--workers",
+                  str(workers), "--quiet"])  # fmt: skip
+    finally:
+        clock.restore()
+    cpu, children = time.process_time() - cpu, _children_cpu() - children
+    grid = table(
+        f"The class run's phases in the main process ({workers} workers, in-process re-run)",
+        "phase",
+        "calls",
+        "first starts at s",
+        "last ends at s",
+        "s in all",
+    )
+    phases: dict[str, list] = {}
+    for label, started, ended in clock.phases:
+        entry = phases.setdefault(label, [0, started, ended, 0.0])
+        entry[0] += 1
+        entry[2] = max(entry[2], ended)
+        entry[3] += ended - started
+    for label, (calls, first, last, seconds) in sorted(phases.items(), key=lambda i: i[1][1]):
+        grid.add_row(label, f"{calls}", f"{first:.3f}", f"{last:.3f}", f"{seconds:.3f}")
+    console.print(grid)
+    pool, whole = (
+        phases[f"grade in {workers} worker processes"],
+        phases["the whole command, in-process"],
+    )
+    console.print(
+        f"serial: {pool[1]:.2f} s before the workers start, {whole[2] - pool[2]:.2f} s after "
+        f"the last one ends, of {whole[2]:.2f} s; CPU: main process {cpu:.2f} s, its children "
+        f"(workers and students) {children:.2f} s"
+    )
+
+
 def served_states_by_function() -> None:
     """Print where a correct student's served states go: per graded function, its calls and the
     states the reference solutions generate in them, on the instances chosen by what they
@@ -467,6 +530,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.breakdown:
             console.print("re-grading in this process with stage timers ...")
             breakdown(course, root / "grades-breakdown")
+            class_timeline(course, root / "grades-timeline", args.workers)
             served_states_by_function()
     return report(args, times, nbgrader, otter, problems)
 
