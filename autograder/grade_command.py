@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 from dataclasses import replace
@@ -33,6 +34,9 @@ from autograder.sandbox import (
     start_font_cache,
 )
 
+Scratch = tuple[Path, subprocess.Popen]
+"""A run's scratch folder, and the process copying matplotlib's font cache into it."""
+
 
 def command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
     """Grade the class `args` names (its archives unpacked in `unpack`); the exit code."""
@@ -48,7 +52,9 @@ def command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
             fonts.wait()
 
 
-def _graded(args, prog: str, adopt_orphans: bool, unpack, scratch: Path, fonts) -> int:
+def _graded(
+    args, prog: str, adopt_orphans: bool, unpack, scratch: Path, fonts: subprocess.Popen
+) -> int:
     """`command` in its scratch folder, with the font cache being copied (`fonts`)."""
     console = Console(quiet=args.quiet, width=None if sys.stdout.isatty() else 140)
     found = discover(args.paths, args.assignment, unpack, args.student)
@@ -97,7 +103,7 @@ def _graded(args, prog: str, adopt_orphans: bool, unpack, scratch: Path, fonts) 
 
 
 def run_and_report(
-    args, found, limits: Limits, jailed: bool, console: Console, scratch: tuple
+    args, found, limits: Limits, jailed: bool, console: Console, scratch: Scratch
 ) -> int:
     """Grade what was found (in the scratch folder, with the font cache being copied: `scratch`
     is both), then write the class files and print the table."""
@@ -180,7 +186,12 @@ def _remember_places(out: Path, submissions: list, graded: list, console: Consol
 
 
 def run(
-    submissions, args, limits: Limits, scratch: tuple, console: Console, isolation: str = "process"
+    submissions,
+    args,
+    limits: Limits,
+    scratch: Scratch,
+    console: Console,
+    isolation: str = "process",
 ) -> list[GradeRecord]:
     """Grade every submission (reusing unchanged results) and return their records. `scratch`
     is the run's scratch folder and the process copying the font cache there."""

@@ -306,9 +306,11 @@ def class_timeline(course: Path, out: Path, workers: int) -> None:
     already): see the start-up table's `import autograder.grade_command`.
     """
     from autograder import grade_command
+    from autograder.grading import cases
     from autograder.grading import grade as grading
     from autograder.reports import class_report, files
 
+    cases.reference.cache_clear()  # else the breakdown's run has computed the answers already
     clock = PhaseClock()
     for owner, name, label in (
         (grade_command, "discover", "find the submissions"),
@@ -321,6 +323,7 @@ def class_timeline(course: Path, out: Path, workers: int) -> None:
         (files, "whole_class", "read the class's saved records"),
         (class_report, "write_class_files", "write the class files (class.html, summary.csv)"),
         (grade_command.terminal, "terminal_table", "draw the terminal table"),
+        (grade_command.sandbox, "sweep", "sweep cgroups and scratch folders (start, end)"),
         (cli, "main", "the whole command, in-process"),
     ):
         clock.watch(owner, name, label)
