@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 from dataclasses import replace
@@ -33,8 +32,9 @@ from autograder.sandbox import (
     reap_orphans,
     start_font_cache,
 )
+from autograder.sandbox.view import FontCopy
 
-Scratch = tuple[Path, subprocess.Popen]
+Scratch = tuple[Path, FontCopy]
 """A run's scratch folder, and the process copying matplotlib's font cache into it."""
 
 
@@ -42,7 +42,8 @@ def command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
     """Grade the class `args` names (its archives unpacked in `unpack`); the exit code."""
     with tempfile.TemporaryDirectory(prefix=f"autograder-run-{os.getpid()}-") as scratch:
         # Copying matplotlib's font cache for the submissions takes a process of its own half a
-        # second (importing matplotlib): started first, it is ready when the workers start.
+        # second (importing matplotlib) unless the cache is fresh: started first, it is ready
+        # when the workers start.
         fonts = start_font_cache(Path(scratch))
         try:
             return _graded(args, prog, adopt_orphans, unpack, Path(scratch), fonts)
@@ -52,9 +53,7 @@ def command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
             fonts.wait()
 
 
-def _graded(
-    args, prog: str, adopt_orphans: bool, unpack, scratch: Path, fonts: subprocess.Popen
-) -> int:
+def _graded(args, prog: str, adopt_orphans: bool, unpack, scratch: Path, fonts: FontCopy) -> int:
     """`command` in its scratch folder, with the font cache being copied (`fonts`)."""
     console = Console(quiet=args.quiet, width=None if sys.stdout.isatty() else 140)
     found = discover(args.paths, args.assignment, unpack, args.student)

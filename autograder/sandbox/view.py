@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import compileall
+import importlib.util
 import marshal
 import os
 import shutil
@@ -28,7 +29,7 @@ MARKER = "AUTOGRADER_JOB"
 HIDDEN_PACKAGES = ("solutions", "autograder", "tests", "examples")
 
 
-def build_import_view(root: Path, fonts: subprocess.Popen | None = None) -> Path:
+def build_import_view(root: Path, fonts: FontCopy | None = None) -> Path:
     """Make a directory that holds what a submission may import, and nothing of the grader.
 
     Every entry of the interpreter's site-packages is linked except the course's own hidden
@@ -79,21 +80,76 @@ for entry in glob.glob(os.path.join(matplotlib.get_cachedir(), "fontlist-*.json"
 """
 
 
-def start_font_cache(root: Path) -> subprocess.Popen:
+class CopiedFonts:
+    """What `start_font_cache` returns when it copied a fresh cache itself: a process that has
+    already ended well (`wait`, `poll` and `kill` as on a `subprocess.Popen`)."""
+
+    returncode = 0
+
+    def wait(self, timeout: float | None = None) -> int:
+        return 0
+
+    def poll(self) -> int:
+        return 0
+
+    def kill(self) -> None:
+        pass
+
+
+FontCopy = subprocess.Popen | CopiedFonts
+"""The copying of matplotlib's font cache, under way or done."""
+
+
+def start_font_cache(root: Path) -> FontCopy:
     """Start copying matplotlib's font cache to where submissions find it (`mplconfig_for`).
 
     Without it, a submission that imports matplotlib spends seconds building the cache in its
-    fresh sandbox. In a process of its own, because importing matplotlib takes a few tenths of
-    a second that the grader can spend on its own preparations meanwhile. The folder is shared
-    by the submissions of one run; at worst a submission could spoil another's plots, which are
-    never graded.
+    fresh sandbox. When the cache is there already and newer than the installed matplotlib
+    (`_fresh_font_cache`), it is copied at once; otherwise a process of its own imports
+    matplotlib (a few tenths of a second, which the grader spends on its own preparations
+    meanwhile) and builds the cache if there is none. The folder is shared by the submissions
+    of one run; at worst a submission could spoil another's plots, which are never graded.
     """
     config = root / "mplconfig"
     config.mkdir(parents=True, exist_ok=True)
+    fresh = _fresh_font_cache()
+    if fresh is not None:
+        for entry in fresh:
+            shutil.copy(entry, config)
+        return CopiedFonts()
     return subprocess.Popen(
         [sys.executable, "-c", _FONT_CACHE, str(config)],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
+
+
+def _fresh_font_cache() -> list[Path] | None:
+    """matplotlib's font lists, found without importing it (half a second of a class run's
+    start, before any worker can begin), when one of them is newer than the installed
+    matplotlib's font manager; an empty list when matplotlib is not installed; None when only
+    matplotlib itself can tell (no cache yet, an older one, another system's cache folder)."""
+    spec = importlib.util.find_spec("matplotlib")  # finds the package without running it
+    if spec is None or spec.origin is None:
+        return []
+    folder = _matplotlib_cache_folder()
+    manager = Path(spec.origin).parent / "font_manager.py"
+    if folder is None or not manager.exists():
+        return None
+    lists = sorted(folder.glob("fontlist-*.json"))
+    if not any(entry.stat().st_mtime >= manager.stat().st_mtime for entry in lists):
+        return None
+    return lists
+
+
+def _matplotlib_cache_folder() -> Path | None:
+    """Where matplotlib keeps its cache on Linux (`matplotlib.get_cachedir()`'s rule), or None
+    elsewhere."""
+    configured = os.environ.get("MPLCONFIGDIR")
+    if configured:
+        return Path(configured)
+    if not sys.platform.startswith("linux"):
+        return None
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matplotlib"
 
 
 def mplconfig_for(view: Path) -> Path:
