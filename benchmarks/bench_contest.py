@@ -84,6 +84,16 @@ def frame_cost(games: int = 100) -> tuple[float, float]:
     return tuple(1e6 * best_of(3, run)[0] / len(moves) for run in (whole, from_parent))
 
 
+def claimed_cpus() -> list[str]:
+    """The CPU claims other gradings on this machine hold (`sandbox/pinning.py`): a run that
+    finds every CPU claimed shares one, and its round trips wait for the other grading's."""
+    try:
+        lines = Path("/proc/net/unix").read_text().splitlines()
+    except OSError:
+        return []
+    return sorted({line.split()[-1].lstrip("@") for line in lines if "@autograder-cpu-" in line})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
@@ -107,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         command += ["--workers", str(args.workers), "--isolation", args.isolation]
         if args.move_states:
             command += ["--move-states", str(args.move_states)]
+        others = claimed_cpus()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run(command, cwd=REPO, check=True)
@@ -139,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     console.print(
         f"A served Connect Four child's frame: {scratch:.1f} us computed from scratch, "
         f"{incremental:.1f} us from its parent's stone, as served ({ratio(scratch, incremental)})"
+    )
+    console.print(
+        "CPUs claimed by other gradings on this machine at the start: "
+        + (", ".join(others) if others else "none")
     )
     console.print(f"Machine: {machine()}")
     return 0
