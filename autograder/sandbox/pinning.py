@@ -19,9 +19,10 @@ def _pin_to_a_free_cpu() -> tuple[int, set[int], socket.socket | None] | None:
     jail's processes) with no system call per process. Submissions graded at the same time, in
     other threads or worker processes, claim other CPUs; when every CPU is claimed (more
     gradings at once than CPUs: other runs on the machine), the call shares the CPU that the
-    fewest others hold (`_claim_a_cpu`) rather than run unpinned, since two pairs taking turns on one CPU cost
-    each other half of it, and a pair split over two CPUs costs itself five times its round
-    trip. Where affinity cannot be set (not Linux), both run where the scheduler puts them.
+    fewest others hold (`_claim_a_cpu`) rather than run unpinned, since two pairs taking
+    turns on one CPU cost each other half of it, and a pair split over two CPUs costs itself
+    five times its round trip. Where affinity cannot be set (not Linux), both run where the
+    scheduler puts them.
 
     A thread already pinned to one CPU (a contest match's first agent claimed it) keeps it
     without a claim: both agents of a match and the grader serving them share one CPU, as they

@@ -13,7 +13,7 @@ read: `cpu.py`).
 
 from __future__ import annotations
 
-import functools
+import contextlib
 import gc
 import marshal
 import os
@@ -21,6 +21,7 @@ import select
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 
 from autograder.sandbox.cpu import CHECK_EVERY, cpu_meter
 from autograder.sandbox.limits import SandboxError
@@ -218,21 +219,19 @@ def _poller(read_fd: int):
     return poller.poll
 
 
-def without_collection(serve):
-    """`serve` run with the garbage collector off, and on again after it if it was on.
+@contextlib.contextmanager
+def without_collection() -> Iterator[None]:
+    """The garbage collector off for the block (or the function it decorates), and on again
+    after it if it was on before.
 
-    The run's tables (tokens, served children) hold hundreds of thousands of tuples, which each
-    full collection scans, and serving states makes no reference cycles: collecting can wait
-    until the call ends (a tenth of the grader's CPU time in the contest)."""
-
-    @functools.wraps(serve)
-    def serving(*args, **kwargs):
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            return serve(*args, **kwargs)
-        finally:
-            if collecting:
-                gc.enable()
-
-    return serving
+    The run's tables (tokens, served children, the frames' scores) hold hundreds of thousands
+    of tuples, which each full collection scans again, and serving states makes no reference
+    cycles: collecting can wait until a call ends, or a contest's agent is graded (a tenth of
+    the grader's CPU time in the contest)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()

@@ -302,7 +302,7 @@ class StudentProcess(PipeEnds, Holding):
         outcome.seconds = time.monotonic() - started
         return outcome
 
-    @without_collection
+    @without_collection()
     def _serve(
         self,
         game: Game,
