@@ -6,8 +6,10 @@ moves it played (in games and in the suite's positions) and the seconds its grad
 record's wall time), then the whole run's wall time and CPU time (the grader and every agent
 process it waited for; a jailed agent's processes are not among them). The goal is at most 5 s
 for the reference agent (alice) on 2 cores; on a shared machine the wall time grows with the
-load, the CPU time hardly, and the grades not at all. Prints measurements only: it asserts
-nothing about time.
+load, the CPU time hardly, and the grades not at all. Then where a served state's time goes: the
+reference's moves in 40 mid-game positions through the sandbox, against the same search with the
+grader's serving done in this process (no pipe), and the cost of a child's frame. Prints
+measurements only: it asserts nothing about time.
 
     python benchmarks/bench_contest.py [--workers N] [--move-states N] [--agents a,b]
         [--isolation process]
@@ -17,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import json
+import marshal
 import random
 import re
 import resource
@@ -29,6 +33,14 @@ import time
 from pathlib import Path
 
 from _common import REPO, best_of, console, machine, ratio, table
+
+from autograder.contest.opponents import GAME, Allowance
+from autograder.contest.student_agent import StudentAgent
+from autograder.sandbox import Limits, build_import_view, connect_four_children, start_run
+from autograder.sandbox.runner import ProxyGame
+from autograder.sandbox.tokens import Tokens
+from autograder.sandbox.wire import _CHILDREN, _info, _stored_child
+from solutions import agent as reference
 
 CLASS = REPO / "examples" / "class"
 
@@ -84,6 +96,94 @@ def frame_cost(games: int = 100) -> tuple[float, float]:
     return tuple(1e6 * best_of(3, run)[0] / len(moves) for run in (whole, from_parent))
 
 
+def mid_game_positions(count: int = 40) -> list:
+    """`count` positions 2 to 13 random moves into a game, none over: where the reference's
+    search deepens as it does in the contest."""
+    from games.connect_four import ConnectFour
+
+    game, rng, positions = ConnectFour(), random.Random(5), []
+    while len(positions) < count:
+        state = game.initial_state()
+        for _ in range(rng.randrange(2, 14)):
+            if game.is_terminal(state):
+                break
+            state = game.result(state, rng.choice(game.actions(state)))
+        if not game.is_terminal(state):
+            positions.append(state)
+    return positions
+
+
+class _ServedInProcess:
+    """The grader's work for a served state (`StudentProcess._serve`: the child's frame, its
+    token, the call's map) and the runner's (unmarshalling it), in one process: no pipe."""
+
+    def __init__(self, tokens, budget: int) -> None:
+        self.tokens, self.budget, self.count, self.served = tokens, budget, 0, {}
+
+    def request_child(self, token: int, index: int):
+        found = self.served[token]
+        if self.count >= self.budget:
+            return {"out_of_states": self.budget}
+        key = (GAME, GAME.evaluate, found[0], index)
+        state, actions, header, encoded = _CHILDREN.get(key) or _stored_child(key, found, index)
+        self.count += 1
+        child = self.tokens.named.get(state)
+        if child is None:
+            child = self.tokens.new(state)
+        self.served[child] = (state, actions)
+        frame = header + child.to_bytes(8, "big") + encoded
+        return child, marshal.loads(frame[13:])
+
+
+def round_trip_split(positions: list, states: int = 2000) -> tuple[float, float, int]:
+    """Microseconds per served state of the reference agent's moves in `positions` at `states`
+    a move: (through the sandbox, as graded; with both sides' Python in this process, no pipe),
+    and the states served. What the second leaves of the first is the round trip itself."""
+
+    def in_process() -> int:
+        _CHILDREN.clear()  # both start with no child computed
+        connect_four_children._RAW.clear()
+        tokens, served = Tokens(), 0
+        for state in positions:
+            info = _info(GAME, state, GAME.evaluate)
+            channel = _ServedInProcess(tokens, states)
+            root, channel.served = tokens.start_call(state, info[1])
+            reference.connect_four_agent(ProxyGame(channel, root, info), root, 3.0)
+            served += channel.count
+        return served
+
+    def sandboxed(view: Path) -> int:
+        _CHILDREN.clear()
+        connect_four_children._RAW.clear()
+        cells = [[1, inspect.getsource(reference)]]
+        agent = StudentAgent("reference", cells, view, Limits(timeout=60, load_timeout=60))
+        try:
+            if agent.load_error:
+                raise RuntimeError(agent.load_error)
+            return sum(agent.play(state, Allowance(states, 3.0)).states for state in positions)
+        finally:
+            agent.close()
+
+    start_run()
+    with tempfile.TemporaryDirectory() as scratch:
+        view = build_import_view(Path(scratch))
+        piped, served = best_of(2, lambda: sandboxed(view))
+    alone, served_here = best_of(2, in_process)
+    if served_here != served:  # the same search on the same positions: never
+        raise RuntimeError(f"the reference served {served:,} states, and {served_here:,} here")
+    return 1e6 * piped / served, 1e6 * alone / served, served
+
+
+def claimed_cpus() -> list[str]:
+    """The CPU claims other gradings on this machine hold (`sandbox/pinning.py`): a run that
+    finds every CPU claimed shares one, and its round trips wait for the other grading's."""
+    try:
+        lines = Path("/proc/net/unix").read_text().splitlines()
+    except OSError:
+        return []
+    return sorted({line.split()[-1].lstrip("@") for line in lines if "@autograder-cpu-" in line})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
@@ -107,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         command += ["--workers", str(args.workers), "--isolation", args.isolation]
         if args.move_states:
             command += ["--move-states", str(args.move_states)]
+        others = claimed_cpus()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run(command, cwd=REPO, check=True)
@@ -139,6 +240,18 @@ def main(argv: list[str] | None = None) -> int:
     console.print(
         f"A served Connect Four child's frame: {scratch:.1f} us computed from scratch, "
         f"{incremental:.1f} us from its parent's stone, as served ({ratio(scratch, incremental)})"
+    )
+    piped, alone, served = round_trip_split(mid_game_positions())
+    console.print(
+        f"A served state, the reference's moves in 40 positions ({served:,} states, best of 2): "
+        f"{piped:.1f} us through the sandbox, {alone:.1f} us with the agent's search and the "
+        f"grader's serving in one process ({100 * alone / piped:.0f}%); the rest "
+        f"({piped - alone:.1f} us) is the round trip itself, a write and a read on each side "
+        "and two context switches on the shared CPU"
+    )
+    console.print(
+        "CPUs claimed by other gradings on this machine at the start: "
+        + (", ".join(others) if others else "none")
     )
     console.print(f"Machine: {machine()}")
     return 0

@@ -17,6 +17,7 @@ from autograder.contest.referee import AGENT_FUNCTION, DEFAULT_SECONDS, DEFAULT_
 from autograder.contest.student_agent import StudentAgent, most_seconds
 from autograder.grading.load import Loaded, Submission
 from autograder.grading.records import GradeRecord, RuleResult
+from autograder.sandbox.pipe import without_collection
 
 AGENT_NAME = "your agent"
 """The agent's name in its games and on its feedback page (no opponent has it, whatever the
@@ -50,8 +51,9 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
         if why:
             messages.append(f"{why}: no game could be played")
             return _record(submission, loaded, why, messages, no_games(), started)
-        games = play_contest(agent, allowance)
-        choices = play_positions(agent, allowance, positions)
+        with without_collection():  # the contest makes no reference cycles to collect
+            games = play_contest(agent, allowance)
+            choices = play_positions(agent, allowance, positions)
         rules = graded_rules(games, choices, AGENT_NAME, positions=positions)
         flags = instructor_flags(agent, allowance, positions, choices)
         output = agent.process.output()

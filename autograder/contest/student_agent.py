@@ -136,6 +136,7 @@ class StudentAgent(Agent):
                 state_budget=allowance.states,
                 cpu_seconds=seconds,
                 seed=self.seed(),
+                meter=meter,  # the move's one meter: its cap and its charge
             )
         finally:
             charged = self._hold(meter, charged_from)

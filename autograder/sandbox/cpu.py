@@ -21,9 +21,12 @@ sleep is charged at most one reading late.
 
 CPU time: jailed, the submission's cpuacct cgroup holds every process it starts
 (`cpuacct.usage`, in nanoseconds). Without that cgroup, the processes descended from the
-submission's first one are found in /proc and their user and system times added up (a process
-that left the tree, or has ended unwaited, is no longer counted: the wall-clock safety net still
-stops it). Elsewhere there is no meter.
+submission's first one are found by following each thread's `children` file in /proc from that
+process down, and their user and system times added up (a process that left the tree, or has
+ended unwaited, is no longer counted: the wall-clock safety net still stops it); a reading opens
+a few files for each of the submission's own processes, never the rest of /proc (a kernel
+without those files has the tree found by reading every process's parent). Elsewhere there is no
+meter.
 """
 
 from __future__ import annotations
@@ -188,7 +191,44 @@ def _children_from_stat(pid: int) -> list[int]:
 
 def _tree_seconds(pid: int) -> float:
     """The user and system seconds of `pid` and its descendants (its ended children waited for
-    included), read from /proc."""
+    included), read from /proc: the submission's own processes only, each found in its
+    parent's threads' `children` files."""
+    if not _HAS_CHILDREN_FILES:
+        return _scanned_tree_seconds(pid)
+    total, family = 0, [pid]
+    while family:
+        process = family.pop()
+        try:
+            with open(f"/proc/{process}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            total += sum(int(field) for field in fields[11:15])  # utime, stime, cutime, cstime
+            family += _children(process)
+        except (OSError, IndexError, ValueError):  # it ended while we looked
+            continue
+    return total / _TICKS
+
+
+def _children(pid: int) -> list[int]:
+    """The processes `pid`'s threads have started and not yet waited for (a thread's child is
+    listed in that thread's `children` file)."""
+    children = []
+    for thread in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{thread}/children", "rb") as handle:
+                children += [int(child) for child in handle.read().split()]
+        except OSError:  # the thread ended while we looked
+            continue
+    return children
+
+
+_HAS_CHILDREN_FILES = os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+"""Whether the kernel lists each thread's children (`CONFIG_PROC_CHILDREN`, on in the common
+distributions' kernels); without it, the tree is found by reading every process in /proc."""
+
+
+def _scanned_tree_seconds(pid: int) -> float:
+    """`_tree_seconds` found by reading every process of /proc: for a kernel without the
+    `children` files."""
     children: dict[int, list[int]] = {}
     times = {}
     for entry in os.scandir("/proc"):

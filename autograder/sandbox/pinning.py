@@ -8,7 +8,8 @@ import socket
 
 
 def _pin_to_a_free_cpu() -> tuple[int, set[int], socket.socket | None] | None:
-    """Pin the calling thread to a CPU that no other grading holds; None if none is free.
+    """Pin the calling thread to a CPU that no other grading holds, or that the fewest hold;
+    None if it cannot be pinned.
 
     A call is a ping-pong: the grader waits while the student searches, the student waits while
     the grader generates a child. One CPU serves both sides without losing any parallelism,
@@ -16,8 +17,12 @@ def _pin_to_a_free_cpu() -> tuple[int, set[int], socket.socket | None] | None:
     costs several times the round trip itself (5x the CPU time on a 2-core virtual machine).
     Pinned before the student process starts, the grader passes its CPU on to it (and to the
     jail's processes) with no system call per process. Submissions graded at the same time, in
-    other threads or worker processes, claim other CPUs; when every CPU is claimed, or affinity
-    cannot be set (not Linux), both run where the scheduler puts them.
+    other threads or worker processes, claim other CPUs; when every CPU is claimed (more
+    gradings at once than CPUs: other runs on the machine), the call shares the CPU that the
+    fewest others hold (`_claim_a_cpu`) rather than run unpinned, since two pairs taking
+    turns on one CPU cost each other half of it, and a pair split over two CPUs costs itself
+    five times its round trip. Where affinity cannot be set (not Linux), both run where the
+    scheduler puts them.
 
     A thread already pinned to one CPU (a contest match's first agent claimed it) keeps it
     without a claim: both agents of a match and the grader serving them share one CPU, as they
@@ -52,18 +57,27 @@ def _unpin(pinned: tuple[int, set[int], socket.socket | None] | None) -> None:
         held.close()
 
 
-def _claim_a_cpu(cpus: list[int]) -> tuple[int, socket.socket] | None:
-    """Claim one of `cpus` that no other call on this machine holds; None if all are taken.
+SHARES = 8
+"""The most calls that claim one CPU at a time; past `SHARES` times the CPUs, a call runs
+unpinned."""
 
-    A claim is an abstract Unix socket bound to the name autograder-cpu-N: only one socket can
-    hold a name, and the kernel frees it when the socket is closed, even if its process dies.
+
+def _claim_a_cpu(cpus: list[int]) -> tuple[int, socket.socket] | None:
+    """Claim one of `cpus` that no other call on this machine holds, else the first with a
+    second share free, then a third, and so on (the CPUs are shared out evenly as calls come);
+    None if every CPU has `SHARES` calls already.
+
+    A claim is an abstract Unix socket bound to the name autograder-cpu-N (the first share of
+    CPU N), autograder-cpu-N-2 (the second), and so on: only one socket can hold a name, and
+    the kernel frees it when the socket is closed, even if its process dies.
     """
-    for cpu in cpus:
-        held = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        try:
-            held.bind(f"\0autograder-cpu-{cpu}")
-        except OSError:
-            held.close()
-            continue
-        return cpu, held
+    for share in range(1, SHARES + 1):
+        for cpu in cpus:
+            held = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            try:
+                held.bind(f"\0autograder-cpu-{cpu}" + (f"-{share}" if share > 1 else ""))
+            except OSError:
+                held.close()
+                continue
+            return cpu, held
     return None

@@ -2,9 +2,10 @@
 
 Both pipes are non-blocking, so a student that stops reading cannot hang the grader past the
 deadline: a write is tried first and select() waits only when it would block. While a call
-serves states (`StudentProcess._serve`), the grader waits for each request with poll() and then
-reads it, since the student, on the grader's CPU, runs only once the grader waits: a round trip
-is a poll, a read and a write on the grader's side, a write and a read on the student's.
+serves states (`StudentProcess._serve`), the grader reads each request at once, and waits for it
+with poll() only when it is not there yet: sharing the grader's CPU (`pinning.py`), the student
+usually runs as soon as its child is written and has asked again when the write returns. A round
+trip is then a read and a write on each side.
 `StudentProcess` holds the state these methods use: the file descriptors, the unread
 `_buffer`, the `limits`, the `process` and its `cgroups` (where a contest move's CPU time is
 read: `cpu.py`).
@@ -12,12 +13,15 @@ read: `cpu.py`).
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import marshal
 import os
 import select
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 
 from autograder.sandbox.cpu import CHECK_EVERY, cpu_meter
 from autograder.sandbox.limits import SandboxError
@@ -129,6 +133,16 @@ class PipeEnds:
         else:
             select.select([self._read_fd], [], [], remaining)
 
+    def _when_ready(self, wait, deadline: float, seconds: float) -> bytes | None:
+        """What the student sends within `seconds` (until the next look at the deadline and
+        the CPU meter), waited for with `wait` (a `_poller`); None if nothing came by then."""
+        if not wait(max(1, int(1000 * seconds))):
+            return None
+        try:
+            return os.read(self._read_fd, 65536)
+        except OSError:  # woken without data (or the pipe broke): the long way
+            return self._read(deadline, "the call")
+
     def _checkpoint(self, deadline: float, waiting_for: str = "the call") -> float:
         """Raise SandboxError("timeout") once the call is past `deadline` or has used its CPU
         time (the meter is read every `cpu.CHECK_EVERY` seconds at most); else return when to
@@ -162,11 +176,13 @@ class PipeEnds:
             "full search needs: is game.result called in a loop?",
         )
 
-    def _watch_cpu(self, cpu_seconds: float | None) -> None:
-        """Count the CPU time of the call starting against `cpu_seconds` (None: not counted)."""
+    def _watch_cpu(self, cpu_seconds: float | None, meter=None) -> None:
+        """Count the CPU time of the call starting against `cpu_seconds` (None: not counted),
+        on `meter` (a `cpu.cpu_meter` of this process) or on one made here."""
         self._cpu_cap = None
         if cpu_seconds is not None and self.process is not None:
-            meter = cpu_meter(self.process.pid, self.cgroups)
+            if meter is None:
+                meter = cpu_meter(self.process.pid, self.cgroups)
             if meter is not None:
                 self._cpu_cap = (meter, meter() + cpu_seconds, cpu_seconds)
                 self._cpu_check_at = time.monotonic()
@@ -201,3 +217,21 @@ def _poller(read_fd: int):
     poller = select.poll()
     poller.register(read_fd, select.POLLIN)
     return poller.poll
+
+
+@contextlib.contextmanager
+def without_collection() -> Iterator[None]:
+    """The garbage collector off for the block (or the function it decorates), and on again
+    after it if it was on before.
+
+    The run's tables (tokens, served children, the frames' scores) hold hundreds of thousands
+    of tuples, which each full collection scans again, and serving states makes no reference
+    cycles: collecting can wait until a call ends, or a contest's agent is graded (a tenth of
+    the grader's CPU time in the contest)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()

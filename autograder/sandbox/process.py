@@ -26,7 +26,7 @@ from autograder.sandbox.limits import (
 )
 from autograder.sandbox.output import Output
 from autograder.sandbox.pinning import _pin_to_a_free_cpu, _unpin
-from autograder.sandbox.pipe import PipeEnds, _poller
+from autograder.sandbox.pipe import PipeEnds, _poller, without_collection
 from autograder.sandbox.reaping import _ACTIVE, _ACTIVE_LOCK, kill_marked, reap_orphans
 from autograder.sandbox.tokens import Tokens
 from autograder.sandbox.view import JAIL, RUNNER, _bootstrap, _environment, code_file
@@ -235,6 +235,7 @@ class StudentProcess(PipeEnds, Holding):
         state_budget: int | None = None,
         cpu_seconds: float | None = None,
         seed: str | None = None,
+        meter=None,
     ) -> CallOutcome:
         """Call `function(game, state, *args[, evaluate])` in the student process.
 
@@ -242,12 +243,11 @@ class StudentProcess(PipeEnds, Holding):
         false, `evaluate` is served as `game.evaluate(state)` only, not passed as the last
         argument (a Connect Four agent's signature has no evaluation). A contest's move has a
         `state_budget` (past it, `result` raises `games.OutOfStates` in the search, which goes
-        on), `cpu_seconds` (past them, in the submission's processes, the call is a time-out:
-        `timeout` is only a safety net) and, at a game's start, a `seed` for `random.seed`.
-
-        The student's search receives a proxy of `game`; every child it asks for is generated
-        here and counted. The process is killed on a time-out or a broken protocol; the caller
-        may start it again for the next call.
+        on), `cpu_seconds` (past them, in the submission's processes, read on `meter` if given,
+        the call is a time-out: `timeout` is only a safety net) and, at a game's start, a `seed`
+        for `random.seed`. The student's search receives a proxy of `game`; every child it asks
+        for is generated here and counted. The process is killed on a time-out or a broken
+        protocol; the caller may start it again for the next call.
 
         States are values, as the protocol promises: a position has one random token in every
         call of this process's life (`self.tokens`), so a transposition finds the same state and
@@ -259,7 +259,7 @@ class StudentProcess(PipeEnds, Holding):
         self._call_seconds = self.limits.timeout if timeout is None else timeout
         deadline = started + self._call_seconds
         outcome = CallOutcome(status="crashed")
-        self._watch_cpu(cpu_seconds)
+        self._watch_cpu(cpu_seconds, meter)
         info = _info(game, state, evaluate)
         root, served = self.tokens.start_call(state, info[1])
         parents: set[int] = set()
@@ -302,6 +302,7 @@ class StudentProcess(PipeEnds, Holding):
         outcome.seconds = time.monotonic() - started
         return outcome
 
+    @without_collection()
     def _serve(
         self,
         game: Game,
@@ -333,16 +334,16 @@ class StudentProcess(PipeEnds, Holding):
             while True:
                 buffer = self._buffer
                 if not buffer:
-                    # On the grader's CPU the student runs only once the grader waits: wait,
-                    # then read, until the next look at the deadline and the CPU meter.
                     now = monotonic()
                     if now >= check_at:
                         check_at = self._checkpoint(deadline)
-                    if not wait(max(1, int(1000 * (check_at - now)))):
-                        continue
-                    try:
+                    try:  # sharing the grader's CPU, the student has usually asked again
                         buffer = read(read_fd, 65536)
-                    except OSError:  # woken without data (or the pipe broke): the long way
+                    except BlockingIOError:
+                        buffer = self._when_ready(wait, deadline, check_at - now)
+                        if buffer is None:
+                            continue
+                    except OSError:  # the pipe broke: the long way says how
                         buffer = self._read(deadline, "the call")
                     if not buffer:
                         raise SandboxError("crashed", self._death_message())
