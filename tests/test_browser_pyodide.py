@@ -89,7 +89,7 @@ def pyodide_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dic
         input=json.dumps(job),
         capture_output=True,
         text=True,
-        timeout=1800,  # about 90 s idle on two cores: a safety net, not a target
+        timeout=1800,  # about 30 s in the suite on two cores: a safety net, not a target
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
