@@ -22,12 +22,11 @@ from solutions.connect_four import (
 from solutions.depth_limited import depth_limited_decision, depth_limited_value
 
 GAME = ConnectFour()
-END_EASY = (
-    Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4" / "end_easy.txt"
-)
+END_EASY = Path(__file__).resolve().parent / "fixtures" / "connect4" / "end_easy.txt"
+"""Pons's 1,000 solved end-game positions (fixtures/connect4/README.md says whence)."""
 FULL_RUN = os.environ.get("CONNECT4_FULL") == "1"
 
-# Pons's mean nodes per position on end_easy.txt (see the data README).
+# Pons's mean nodes per position on end_easy.txt (fixtures/connect4/README.md).
 PUBLISHED_MEAN_NODES = {"alphabeta": 284, "centre_first": 140, "strong": 51}
 
 # A212693 (OEIS, John Tromp): distinct legal positions after 0, 1, 2, ... plies.
@@ -247,8 +246,6 @@ def test_from_moves_rejects_a_list_with_a_type_error() -> None:
 
 @pytest.fixture(scope="module")
 def end_easy() -> list[tuple[str, int]]:
-    if not END_EASY.exists():
-        pytest.skip(f"Pons's end-game benchmark is missing: expected it at {END_EASY}")
     positions = []
     for line in END_EASY.read_text().splitlines():
         moves, score = line.split()
@@ -291,10 +288,9 @@ def test_better_move_ordering_and_a_table_search_fewer_nodes(
 def _few_empty_squares() -> list[str]:
     """End-game positions for a plain search: from the data file and from seeded playouts."""
     chosen = []
-    if END_EASY.exists():
-        lines = [line.split()[0] for line in END_EASY.read_text().splitlines()]
-        for length in range(31, 37):  # 6 to 11 empty squares, both players to move
-            chosen += [moves for moves in lines if len(moves) == length][:2]
+    lines = [line.split()[0] for line in END_EASY.read_text().splitlines()]
+    for length in range(31, 37):  # 6 to 11 empty squares, both players to move
+        chosen += [moves for moves in lines if len(moves) == length][:2]
     rng = random.Random(2024)
     while len(chosen) < 16:
         state, moves = play_out([rng.randrange(7) for _ in range(33)])

@@ -54,10 +54,9 @@ def shell_blocks(tutorial: Path) -> list[Block]:
     return blocks
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh copy of the repository, as a clone would be, without any environment."""
-    copy = tmp_path_factory.mktemp("tutorials") / "course"
+def _fresh_copy(folder: Path) -> Path:
+    """A fresh copy of the repository in `folder`, as a clone would be, without any environment."""
+    copy = folder / "course"
     shutil.copytree(
         ROOT,
         copy,
@@ -67,6 +66,15 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ),
     )  # fmt: skip
     return copy
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The self-learner's and the instructor's clone: the instructor's tutorial follows the
+    self-learner's in it, as one person would, and finds its `.venv` made (pip then has less
+    to install). The student's tutorial has a clone of its own (`tmp_path`), so that it can run
+    on the other worker meanwhile."""
+    return _fresh_copy(tmp_path_factory.mktemp("tutorials"))
 
 
 def _environment() -> dict[str, str]:
@@ -109,7 +117,8 @@ def test_every_shell_block_of_the_tutorials_is_found() -> None:
     assert any(block.interactive for block in found["student"])
 
 
-def test_the_students_tutorial(workspace: Path) -> None:
+def test_the_students_tutorial(tmp_path: Path) -> None:
+    workspace = _fresh_copy(tmp_path)
     printed = run_tutorial("student", workspace)
     course = workspace / "my_course"
     assert sorted(p.name for p in course.glob("*.ipynb")) == sorted(

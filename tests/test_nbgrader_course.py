@@ -7,6 +7,12 @@ runs the same converters without a process start each). Each assignment is hande
 instructor (the source notebook), by a student who wrote nothing (the released notebook) and by
 students of the example class (the released notebook with their code). The example students are
 also graded by `autograder.grading.grade`, and every rule group must get the same points from both.
+
+The contest's examples play at a smaller allowance than the grading's, on both roads: what is
+checked of them is that both graders play the same moves and pay the same points, which holds
+at any allowance (`tests/test_contest_grades.py` checks the grades at the grading's own). They
+are handed in to a copy of the Connect Four assignment whose hidden cells say that allowance;
+the instructor's notebook and the empty one are graded by the assignment as released.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -53,7 +60,7 @@ EXAMPLE_STUDENTS = {
     # partial credit). dan_strict_cutoff is left out: his agent is bob's fixed-depth search
     # one ply deeper, the same code through both graders (about 4 s a grader for bob; alice,
     # trent and wendy are the fixture's cost, 13-20 s each in nbgrader, 25-40 s each in the
-    # autograder)
+    # autograder at the grading's allowance; at PARITY_ALLOWANCE, below, a few seconds)
     "connect_four": (
         "alice_correct",
         "bob_last_ties",
@@ -64,6 +71,16 @@ EXAMPLE_STUDENTS = {
     ),
     "chance_and_maxn": ("fatima_plain_average", "hana_maxn_root_view"),
 }
+PARITY_ALLOWANCE = (300, 3.0)
+"""States and CPU seconds a move for the contest's examples: the grading's seconds, a seventh of
+its 2,000 states. alice and wendy still deepen until the budget is spent, trent is still
+stopped for CPU time, and the fixture takes about 40 s less (the grades differ, and so does
+the regression fixture's entry). At 0.5 s a move, the sandbox once gave bob's games against
+depth 2 another score than the kernel on a busy machine: the seconds stay the grading's."""
+HANDED_IN_TO = {"connect_four": "connect_four_parity"}
+"""The assignment the examples of an assignment are handed in to, when not the assignment
+itself: a copy of it whose hidden cells play at PARITY_ALLOWANCE (`_parity_copy`)."""
+CONTEST_CALL = re.compile(r"(grade_contest_rule\('\w+', [\d.]+, globals\(\))\)")
 
 pytestmark = pytest.mark.slow
 
@@ -73,6 +90,22 @@ def _nbgrader(course: Path, *args: str) -> None:
         [str(BIN / "nbgrader"), *args], cwd=course, capture_output=True, text=True, timeout=600
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def _parity_copy(course: Path, assignment: str) -> str:
+    """Add to the course's source a copy of `assignment` whose contest cells play each move at
+    PARITY_ALLOWANCE; return the copy's name (its notebook is named after it, as every one)."""
+    copy = HANDED_IN_TO[assignment]
+    notebook = nbformat.read(course / "source" / assignment / f"{assignment}.ipynb", 4)
+    changed = 0
+    for cell in notebook.cells:
+        states, seconds = PARITY_ALLOWANCE
+        cell.source, count = CONTEST_CALL.subn(rf"\1, {states}, {seconds})", cell.source)
+        changed += count
+    assert changed == len(ASSIGNMENT_RULES[assignment])  # one hidden cell a rule
+    (course / "source" / copy).mkdir()
+    nbformat.write(notebook, course / "source" / copy / f"{copy}.ipynb")
+    return copy
 
 
 def _hand_in(course: Path, assignment: str, student: str, make_class) -> Path:
@@ -98,9 +131,13 @@ EXAMPLES = [(a, s) for a, students in EXAMPLE_STUDENTS.items() for s in students
 def _autograder_record(
     course: Path, assignment: str, student: str, settings: Settings
 ) -> GradeRecord:
-    path = course / "submitted" / student / assignment / f"{assignment}.ipynb"
+    handed_in = HANDED_IN_TO.get(assignment, assignment)
+    path = course / "submitted" / student / handed_in / f"{handed_in}.ipynb"
     submission = Submission(student, (path,))
     settings = replace(settings, rule_ids=ASSIGNMENT_RULES[assignment])  # --assignment
+    if handed_in != assignment:  # --move-states, --move-seconds
+        settings = replace(settings, move_states=PARITY_ALLOWANCE[0])
+        settings = replace(settings, move_seconds=PARITY_ALLOWANCE[1])
     return grade(submission, load(submission), settings)
 
 
@@ -126,11 +163,15 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
         config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
         config.CourseDirectory.root = str(course)
         api = NbGraderAPI(config=config)
+        copies = [_parity_copy(course, assignment) for assignment in HANDED_IN_TO]
         _nbgrader(course, "generate_assignment", "minimax")
-        for assignment in ASSIGNMENTS[1:]:
+        for assignment in (*ASSIGNMENTS[1:], *copies):
             assert api.generate_assignment(assignment)["success"]
-        for assignment in ASSIGNMENTS:
-            for student in ("instructor", "nothing_written", *EXAMPLE_STUDENTS[assignment]):
+        handed_in = {assignment: ["instructor", "nothing_written"] for assignment in ASSIGNMENTS}
+        for assignment, students in EXAMPLE_STUDENTS.items():
+            handed_in.setdefault(HANDED_IN_TO.get(assignment, assignment), []).extend(students)
+        for assignment, students in handed_in.items():
+            for student in students:
                 _hand_in(course, assignment, student, make_class)
         settings = Settings(Limits(), build_import_view(Path(scratch)))
         records = {
@@ -138,8 +179,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
             for item in EXAMPLES
         }
         _nbgrader(course, "autograde", "minimax")
-        for assignment in ASSIGNMENTS[1:]:
-            for student in ("instructor", "nothing_written", *EXAMPLE_STUDENTS[assignment]):
+        for assignment, students in list(handed_in.items())[1:]:
+            for student in students:
                 result = api.autograde(assignment, student)
                 assert result["success"], result.get("log")
         _nbgrader(course, "generate_feedback", "minimax", "--student", "peggy_last_child")
@@ -247,7 +288,7 @@ def test_nbgrader_and_the_autograder_give_every_rule_group_the_same_points(
         for rule in record.rules
         for group in rule.groups
     }
-    ours = _cell_scores(course, assignment, student)
+    ours = _cell_scores(course, HANDED_IN_TO.get(assignment, assignment), student)
     assert ours == {grade_id: theirs[grade_id] for grade_id in ours}
     assert 0 < len(ours) <= len(theirs)
     # and the same as when the judge became one: a regression fixture, changed only on purpose
