@@ -20,7 +20,7 @@ from types import SimpleNamespace
 
 import pytest
 from example_class import make_class
-from test_contest_integrity import ENGINE, LIMITS
+from test_contest_integrity import LIMITS
 
 from autograder.cli import main
 from autograder.contest import grade as contest_grade
@@ -46,6 +46,31 @@ SHORT_LEVEL = dataclasses.replace(LEVELS[0], games=LEVELS[0].games[:2])
 """Two games against the random player: enough moves to be flagged, played in seconds."""
 
 
+STEADY_ENGINE = """
+def _drop(rows, column, mark):
+    rows = [list(row) for row in rows]
+    for row in reversed(rows):
+        if row[column] == ".":
+            row[column] = mark
+            return ["".join(r) for r in rows]
+
+def _count(rows, depth):
+    free = [c for c in range(7) if rows[0][c] == "."]
+    if depth == 0 or not free:
+        return 1
+    return 1 + sum(_count(_drop(rows, c, "X"), depth - 1) for c in free)
+
+def connect_four_agent(game, state, seconds):
+    rows = game.board(state)
+    sizes = {column: _count(_drop(rows, column - 1, "O"), 4) for column in game.actions(state)}
+    return max(sizes, key=lambda column: (sizes[column], -abs(column - 4)))
+"""
+"""An own engine that searches `game.board` to a fixed depth (some 20,000 boards, tens of
+milliseconds a move, no state served) and so answers a position alike every time: flagged for
+its search alone. (test_contest_integrity's ENGINE deepens until its clock runs out, so on a
+busy machine it may also be flagged, rightly, for answering differently.)"""
+
+
 @pytest.fixture(scope="module")
 def graded(view: Path) -> dict[str, GradeRecord]:
     """The engine and the reference graded as `grade --assignment connect_four` grades them,
@@ -58,7 +83,7 @@ def graded(view: Path) -> dict[str, GradeRecord]:
             lambda agent, allowance: play_contest(agent, allowance, levels=(SHORT_LEVEL,)),
         )
         settings = Settings(LIMITS, view, ASSIGNMENT_RULES["connect_four"], move_seconds=0.1)
-        agents = {"engine": ENGINE, "honest": make_class.AGENTS["alice_correct"]}
+        agents = {"engine": STEADY_ENGINE, "honest": make_class.AGENTS["alice_correct"]}
         return {
             name: contest_grade.grade_agent(
                 Submission(name, ()), Loaded(cells=[(1, source)], digest=name), settings
