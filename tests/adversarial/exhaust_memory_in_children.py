@@ -1,10 +1,11 @@
 """Attack: multiply the memory limit by forking children that each allocate up to it.
 
 The address-space limit is per process. At import the submission forks 3 children; each
-allocates and touches 256 MiB and reports success over a pipe while all of them hold their
-memory at once. minimax_value returns how many MiB the submission held in all, so the feedback
-shows it; with the 512 MiB limit of the tests, more than 512 means the limit did not cover the
-submission. Bounded: 3 x 256 MiB. Other answers are 0 and the first action.
+allocates and touches 256 MiB, reports success over a pipe and holds it; once all have
+reported, those still alive hold their memory at once. minimax_value returns how many MiB the
+submission held at once, so the feedback shows it; with the 512 MiB limit of the tests, more
+than 512 means the limit did not cover the submission. Bounded: 3 x 256 MiB. Other answers
+are 0 and the first action.
 """
 
 import os
@@ -30,13 +31,15 @@ def _hold_memory():
                 os._exit(0)
         pids.append(pid)
     os.close(writer)
-    total = 0
-    for _ in range(CHILDREN):
-        total += MIB if os.read(reader, 1) == b"1" else 0
-    for pid in pids:
+    held = sum(os.read(reader, 1) == b"1" for _ in range(CHILDREN))
+    # A child that reported and was then killed (the memory cgroup's OOM killer takes the
+    # largest process, often one that already holds its block) held nothing at the same time
+    # as the last: count only the children still alive once all have reported.
+    living = [pid for pid in pids if os.waitpid(pid, os.WNOHANG) == (0, 0)]
+    for pid in living:
         os.kill(pid, 9)
         os.waitpid(pid, 0)
-    return total
+    return MIB * min(held, len(living))
 
 
 HELD = _hold_memory()
