@@ -16,7 +16,6 @@ from rich.console import Console
 from rich.table import Table
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 """The shared folder beside the repository (course brief and data sets live there)."""
 
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 110)

@@ -15,14 +15,14 @@ import sys
 import time
 from pathlib import Path
 
-from _common import SHARED, console, machine, ratio, table
+from _common import REPO, console, machine, ratio, table
 
 from solutions.connect_four import METHODS, ConnectFourSolver
 
-DEFAULT_DATA = SHARED / "data" / "connect4" / "end_easy.txt"
+DEFAULT_DATA = REPO / "tests" / "fixtures" / "connect4" / "end_easy.txt"
 
 PUBLISHED_NODES = {"alphabeta": 284, "centre_first": 140, "strong": 51}
-"""Pons's mean nodes per position on this set, exact score (shared/data/connect4/README.md)."""
+"""Pons's mean nodes per position on this set, exact score (tests/fixtures/connect4/README.md)."""
 
 
 def read_positions(path: Path, limit: int | None) -> list[tuple[str, int]]:
@@ -30,8 +30,8 @@ def read_positions(path: Path, limit: int | None) -> list[tuple[str, int]]:
     if not path.is_file():
         raise SystemExit(
             f"Connect Four data not found at {path}.\n"
-            "It lives outside the repository, in shared/data/connect4/end_easy.txt beside the "
-            "clone (Pascal Pons's end-game easy set); pass --data PATH to point elsewhere."
+            "The repository holds it in tests/fixtures/connect4/end_easy.txt (Pascal Pons's "
+            "end-game easy set); pass --data PATH to point elsewhere."
         )
     positions = []
     for number, line in enumerate(path.read_text().splitlines(), start=1):
