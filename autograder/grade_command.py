@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -73,6 +74,11 @@ def _graded(args, prog: str, adopt_orphans: bool, unpack, scratch: Path, fonts: 
             file=sys.stderr,
         )
         return 2
+    # The reference answers take a CPU for a tenth of a second or more; computed beside the
+    # jail's probe (a process of its own), the sweep and the import view (file system calls),
+    # they no longer add to the wait before the workers start.
+    answers = Answers(ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS)
+    answers.start()
     load_timeout = max(10.0, 3 * args.timeout)  # importing plotting libraries takes seconds
     limits = Limits(
         timeout=args.timeout,
@@ -95,17 +101,45 @@ def _graded(args, prog: str, adopt_orphans: bool, unpack, scratch: Path, fonts: 
     sandbox.sweep()  # what a killed earlier run left: its cgroups and scratch folders
     previous_term = signal.signal(signal.SIGTERM, terminated)
     try:
-        return run_and_report(args, found, limits, jailed, console, (scratch, fonts))
+        return run_and_report(args, found, limits, jailed, console, (scratch, fonts), answers)
     finally:
         signal.signal(signal.SIGTERM, previous_term)
         sandbox.sweep(only_this_run=True)  # every cgroup this run made, its processes killed
 
 
+class Answers(threading.Thread):
+    """The reference answers of `rule_ids` (`grading.warm_up`), computed in a thread while the
+    run gets ready; `wait` returns once they are there (before any worker is forked)."""
+
+    def __init__(self, rule_ids) -> None:
+        super().__init__(name="reference answers", daemon=True)  # a refused run does not wait
+        self.rule_ids = rule_ids
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            grading.warm_up(self.rule_ids)
+        except BaseException as error:  # noqa: BLE001 - raised again in the waiting thread
+            self.error = error
+
+    def wait(self) -> None:
+        self.join()
+        if self.error is not None:
+            raise self.error
+
+
 def run_and_report(
-    args, found, limits: Limits, jailed: bool, console: Console, scratch: Scratch
+    args,
+    found,
+    limits: Limits,
+    jailed: bool,
+    console: Console,
+    scratch: Scratch,
+    answers: Answers | None = None,
 ) -> int:
     """Grade what was found (in the scratch folder, with the font cache being copied: `scratch`
-    is both), then write the class files and print the table."""
+    is both; the reference answers being computed: `answers`), then write the class files and
+    print the table."""
     try:
         lock = files.OutputLock(args.out)
     except OSError as error:  # what `refused` cannot see coming: a full disk, a long name
@@ -129,7 +163,7 @@ def run_and_report(
         students = roster.class_roster(args.out, args.roster)
         names = roster.roster_names(students)
         try:
-            graded = run(submissions, args, limits, scratch, console, isolation)
+            graded = run(submissions, args, limits, scratch, console, isolation, answers)
             _remember_places(args.out, submissions, graded, console)
             records = files.whole_class(args.out, known, graded)
             try:
@@ -142,20 +176,26 @@ def run_and_report(
             if similar is not None:
                 similar.close()  # an interrupted run leaves no comparison running
     reap_orphans()
+    if not console.quiet:  # rich renders a table even to a quiet console: a tenth of a second
+        _print_results(console, graded, records, summary, students, names, args.out)
+    return 0
+
+
+def _print_results(console: Console, graded, records, summary, students, names, out) -> None:
+    """The grade table and the closing lines, printed after a run that was not --quiet."""
     lone = len(graded) == 1  # one notebook graded alone: report it, not the folder's class
     console.print(terminal.terminal_table(graded if lone else records, names=names))
     if lone:
-        lines = terminal.lone_lines(graded[0], len(records) - 1, args.out)
+        lines = terminal.lone_lines(graded[0], len(records) - 1, out)
     else:
-        lines = terminal.closing_lines(summary, args.out)
+        lines = terminal.closing_lines(summary, out)
     for line in lines:
         console.print(line, highlight=False)
     unknown = sorted(r.student for r in records if students and r.student not in students)
     if unknown:
         ids = ", ".join(map(terminal.plain_text, unknown))
         console.print(f"not in the roster (check their ids): {ids}", highlight=False)
-    console.print(terminal.where_lines(graded, args.out), highlight=False, soft_wrap=True)
-    return 0
+    console.print(terminal.where_lines(graded, out), highlight=False, soft_wrap=True)
 
 
 def _given(args, submissions: list, known: set[str], console: Console) -> list:
@@ -191,16 +231,21 @@ def run(
     scratch: Scratch,
     console: Console,
     isolation: str = "process",
+    answers: Answers | None = None,
 ) -> list[GradeRecord]:
     """Grade every submission (reusing unchanged results) and return their records. `scratch`
-    is the run's scratch folder and the process copying the font cache there."""
+    is the run's scratch folder and the process copying the font cache there; `answers`, the
+    reference answers being computed (else they are computed here)."""
 
     rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
     move, states = getattr(args, "move_seconds", None), getattr(args, "move_states", None)
     course = getattr(args, "course_seed", None)
     stamp = files.grading_stamp(rule_ids, isolation, limits, args.max_size, move, states, course)
-    grading.warm_up(rule_ids)  # in this process: the workers fork with the answers
     view = build_import_view(*scratch)  # waits for the font cache
+    if answers is None:
+        grading.warm_up(rule_ids)
+    else:
+        answers.wait()  # in this process, thread ended: the workers fork with the answers
     settings = grading.Settings(
         limits, view, rule_ids, int(args.max_size * 2**20), move, states, course
     )
