@@ -75,6 +75,16 @@ try:
     from matplotlib import font_manager  # builds the cache if there is none yet
 except ImportError:
     sys.exit(0)
+# matplotlib has just read (or built) the list of its version: touched, it is fresh for the
+# next run, which then copies it without this process (a reinstalled matplotlib keeps a list
+# older than itself that it still accepts, and would otherwise cost every run this process).
+version = getattr(getattr(font_manager, "FontManager", None), "__version__", None)
+accepted = os.path.join(matplotlib.get_cachedir(), f"fontlist-v{version}.json")
+if version and os.path.exists(accepted):
+    try:
+        os.utime(accepted)
+    except OSError:
+        pass
 for entry in glob.glob(os.path.join(matplotlib.get_cachedir(), "fontlist-*.json")):
     shutil.copy(entry, sys.argv[1])
 """
