@@ -334,14 +334,14 @@ def class_timeline(course: Path, out: Path, workers: int) -> None:
     for owner, name, label in (
         (grade_command, "discover", "find the submissions"),
         (grade_command, "jail_support", "check the jail can be used"),
-        (grading, "warm_up", "reference answers (warm_up)"),
+        (grading, "warm_up", "reference answers (warm_up, in a thread)"),
         (grade_command, "build_import_view", "import view (and the font cache it waits for)"),
         (files, "unchanged_records", "look for unchanged saved records"),
         (grade_command.pool, "grade_in_workers", f"grade in {workers} worker processes"),
         (files, "save_student", "save a student's results.json and page (main process)"),
         (files, "whole_class", "read the class's saved records"),
         (class_report, "write_class_files", "write the class files (class.html, summary.csv)"),
-        (grade_command.terminal, "terminal_table", "draw the terminal table"),
+        (grade_command, "reap_orphans", "collect orphaned processes"),
         (grade_command.sandbox, "sweep", "sweep cgroups and scratch folders (start, end)"),
         (cli, "main", "the whole command, in-process"),
     ):
