@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 
 import nbformat
-from _common import REPO, PhaseClock, StageTimer, console, machine, ratio, table
+from _common import REPO, PhaseClock, StageTimer, TreeCpu, console, machine, ratio, table
 from _peers import (
     STARTUP_TARGET,
     otter_autograder,
@@ -562,20 +562,33 @@ def main(argv: list[str] | None = None) -> int:
             breakdown(course, root / "grades-breakdown")
             class_timeline(course, root / "grades-timeline", args.workers)
             served_states_by_function()
+    console.print(f"CPU seconds of {cpu.meter}", highlight=False)
+    cpu.tree.close()
     return report(args, times, nbgrader, otter, problems, cpu.seconds)
 
 
 class ChildrenCpu:
-    """The CPU seconds (user + system) of the processes a timed run started and waited for:
-    less disturbed by other work on a shared machine than the wall time."""
+    """The CPU seconds (user + system) of the processes a timed run started: less disturbed by
+    other work on a shared machine than the wall time. Every descendant where a cpuacct cgroup
+    can be had (`TreeCpu`), else those the run waited for."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, list[float]] = {}
+        self.tree = TreeCpu()
+        self.meter = (
+            "every process a run started (a cpuacct cgroup)"
+            if self.tree.seconds() is not None
+            else "the processes a run waited for (RUSAGE_CHILDREN)"
+        )
+
+    def _now(self) -> float:
+        seconds = self.tree.seconds()
+        return _children_cpu() if seconds is None else seconds
 
     def timed(self, name: str, run, *args):
-        before = _children_cpu()
+        before = self._now()
         result = run(*args)
-        self.seconds.setdefault(name, []).append(_children_cpu() - before)
+        self.seconds.setdefault(name, []).append(self._now() - before)
         return result
 
 
