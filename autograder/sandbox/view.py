@@ -42,9 +42,12 @@ def build_import_view(root: Path, fonts: FontCopy | None = None) -> Path:
         fonts = start_font_cache(root)
     view = root / "site"
     view.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(Path(games.__file__).parent, view / "games", ignore=_ignore_caches)
-    # Compiled once here: the student process runs with -B and would otherwise compile the
-    # toolkit from source at every start (tens of milliseconds, times the class).
+    # With its bytecode (copied with the sources' times, so still valid): the grader imports
+    # the same files. What is missing or stale is compiled once here: the student process runs
+    # with -B and would otherwise compile the toolkit from source at every start (tens of
+    # milliseconds, times the class); an installed toolkit's is only checked (a class run's
+    # start waits for this).
+    shutil.copytree(Path(games.__file__).parent, view / "games")
     compileall.compile_dir(view / "games", quiet=1)
     for script in (RUNNER, JAIL, ZYGOTE):
         code = compile(script.read_text(), f"_grader_{script.stem}.py", "exec")
