@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import compileall
 import importlib.util
+import json
 import marshal
 import os
 import shutil
@@ -29,7 +30,7 @@ MARKER = "AUTOGRADER_JOB"
 HIDDEN_PACKAGES = ("solutions", "autograder", "tests", "examples")
 
 
-def build_import_view(root: Path, fonts: FontCopy | None = None) -> Path:
+def build_import_view(root: Path, fonts: FontCopy | None = None, jailed: bool = False) -> Path:
     """Make a directory that holds what a submission may import, and nothing of the grader.
 
     Every entry of the interpreter's site-packages is linked except the course's own hidden
@@ -37,6 +38,12 @@ def build_import_view(root: Path, fonts: FontCopy | None = None) -> Path:
     runs with `-I -S` and this directory plus the standard library as its only path. Beside
     the view go the runner and the jail, compiled (`code_file`), and matplotlib's font cache
     (`start_font_cache`, started here unless the caller started it earlier).
+
+    A view for `jailed` submissions only holds `games`: the jail binds the site-packages
+    read-only with those same entries masked (`jailing.jail_config`), so they go on the path
+    themselves (`SITE_PATHS`) instead of a link per entry, a few hundred files whose making
+    and removing were a class run's longest serial wait on a busy disk. Such a view is
+    refused for a submission outside the jail (`is_jailed_view`).
     """
     if fonts is None:
         fonts = start_font_cache(root)
@@ -52,8 +59,12 @@ def build_import_view(root: Path, fonts: FontCopy | None = None) -> Path:
     for script in (RUNNER, JAIL, ZYGOTE):
         code = compile(script.read_text(), f"_grader_{script.stem}.py", "exec")
         (root / f"{script.stem}.code").write_bytes(marshal.dumps(code))
+    if jailed:
+        sites = {os.path.realpath(sysconfig.get_paths()[key]) for key in ("purelib", "platlib")}
+        paths = [site for site in sorted(sites) if os.path.isdir(site)]
+        (root / SITE_PATHS).write_text(json.dumps(paths))
     seen = {"games"}
-    for key in ("purelib", "platlib"):
+    for key in () if jailed else ("purelib", "platlib"):
         site = Path(sysconfig.get_paths()[key])
         if not site.is_dir():
             continue
@@ -175,11 +186,23 @@ def code_file(view: Path, script: Path) -> Path:
     return view.parent / f"{script.stem}.code"
 
 
+SITE_PATHS = "site-paths.json"
+"""Beside a view made for jailed submissions only: the site-packages folders their path holds
+after the view (the jail masks the hidden entries in them)."""
+
+
+def is_jailed_view(view: Path) -> bool:
+    """Whether `view` was made for jailed submissions only (it links no site-packages)."""
+    return (view.parent / SITE_PATHS).exists()
+
+
 def _bootstrap(view: Path) -> str:
     """The first statements of every interpreter that runs submissions (`python -I -S -c`):
-    the import path is the view and the standard library, and `load(path)` reads the marshalled
-    code that `build_import_view` wrote."""
-    path = [str(view), *_standard_library_paths()]
+    the import path is the view (and, for a jailed view, the site-packages after it) and the
+    standard library, and `load(path)` reads the marshalled code that `build_import_view`
+    wrote."""
+    sites = json.loads((view.parent / SITE_PATHS).read_text()) if is_jailed_view(view) else []
+    path = [str(view), *sites, *_standard_library_paths()]
     return (
         f"import sys, marshal; sys.path[:] = {path!r}; "
         "load = lambda path: marshal.loads(open(path, 'rb').read()); "
