@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import os
 import platform
@@ -169,6 +170,7 @@ class TreeCpu:
             (own,) = [p for _, c, p in (line.split(":", 2) for line in lines)
                       if "cpuacct" in c.split(",")]  # fmt: skip
             parent = Path("/sys/fs/cgroup/cpuacct") / own.lstrip("/")
+            _remove_stale(parent)
             directory = parent / f"bench-{os.getpid()}"
             directory.mkdir()
             (directory / "cgroup.procs").write_text(str(os.getpid()))
@@ -197,3 +199,13 @@ class TreeCpu:
                 return
             except OSError:
                 time.sleep(0.01)
+
+
+def _remove_stale(parent: Path) -> None:
+    """Remove the cgroups of earlier benchmarks that have ended (one whose in-process grading
+    left a zygote behind could not remove its own before it exited)."""
+    for directory in parent.glob("bench-*"):
+        pid = directory.name.removeprefix("bench-")
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            with contextlib.suppress(OSError):
+                directory.rmdir()
