@@ -5,10 +5,12 @@ Imported by `cli.py` only when the command is `grade`, with every module it need
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 import tempfile
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,10 +34,10 @@ from autograder.sandbox import (
     reap_orphans,
     start_font_cache,
 )
-from autograder.sandbox.view import FontCopy
 
-Scratch = tuple[Path, FontCopy]
-"""A run's scratch folder, and the process copying matplotlib's font cache into it."""
+Scratch = tuple[Path, "Beside"]
+"""A run's scratch folder, and its import view being built there (`sandbox.build_import_view`,
+which waits for matplotlib's font cache to be copied beside it)."""
 
 
 def command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
@@ -45,16 +47,29 @@ def command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
         # second (importing matplotlib) unless the cache is fresh: started first, it is ready
         # when the workers start.
         fonts = start_font_cache(Path(scratch))
+        # The import view (file system calls, a few hundred links) is built in a thread from
+        # the start, beside finding the submissions, the jail's probe and the answers.
+        view = Beside(_view_for, Path(scratch), fonts, args.isolation)
+        view.start()
         try:
-            return _graded(args, prog, adopt_orphans, unpack, Path(scratch), fonts)
+            return _graded(args, prog, adopt_orphans, unpack, (Path(scratch), view))
         finally:
-            if fonts.poll() is None:  # a run that stopped before it built the import view
+            if fonts.poll() is None:  # a run that stopped before the view was built
                 fonts.kill()
+            with contextlib.suppress(Exception):  # else raised where the run needed the view
+                view.result()  # done before its folder is removed
             fonts.wait()
 
 
-def _graded(args, prog: str, adopt_orphans: bool, unpack, scratch: Path, fonts: FontCopy) -> int:
-    """`command` in its scratch folder, with the font cache being copied (`fonts`)."""
+def _view_for(scratch: Path, fonts, isolation: str) -> Path:
+    """The run's import view: for jailed submissions only (no links to make) when they will
+    be jailed, else the linked one."""
+    jailed = isolation != "process" and jail_support()[0]
+    return build_import_view(scratch, fonts, jailed=jailed)
+
+
+def _graded(args, prog: str, adopt_orphans: bool, unpack, scratch: Scratch) -> int:
+    """`command` in its scratch folder, with the import view being built (`scratch`)."""
     console = Console(quiet=args.quiet, width=None if sys.stdout.isatty() else 140)
     found = discover(args.paths, args.assignment, unpack, args.student)
     if args.assignment is None:  # a lone notebook is graded on its own assignment's rules
@@ -73,6 +88,13 @@ def _graded(args, prog: str, adopt_orphans: bool, unpack, scratch: Path, fonts: 
             file=sys.stderr,
         )
         return 2
+    # The reference answers take a CPU for a tenth of a second or more; computed beside the
+    # jail's probe (a process of its own), the sweep and the import view (file system calls),
+    # they no longer add to the wait before the workers start.
+    answers = Beside(
+        grading.warm_up, ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
+    )
+    answers.start()
     load_timeout = max(10.0, 3 * args.timeout)  # importing plotting libraries takes seconds
     limits = Limits(
         timeout=args.timeout,
@@ -95,17 +117,48 @@ def _graded(args, prog: str, adopt_orphans: bool, unpack, scratch: Path, fonts: 
     sandbox.sweep()  # what a killed earlier run left: its cgroups and scratch folders
     previous_term = signal.signal(signal.SIGTERM, terminated)
     try:
-        return run_and_report(args, found, limits, jailed, console, (scratch, fonts))
+        return run_and_report(args, found, limits, jailed, console, scratch, answers)
     finally:
         signal.signal(signal.SIGTERM, previous_term)
         sandbox.sweep(only_this_run=True)  # every cgroup this run made, its processes killed
 
 
+class Beside(threading.Thread):
+    """`function(*args)` run in a thread while the run gets ready (the reference answers, the
+    import view); `result()` waits for it, then returns its value or raises its error. Every
+    one is waited for before a worker is forked: no thread is left running at a fork."""
+
+    def __init__(self, function, *args) -> None:
+        super().__init__(name=function.__name__, daemon=True)  # a refused run does not wait
+        self.function, self.args = function, args
+        self.value = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.value = self.function(*self.args)
+        except BaseException as error:  # noqa: BLE001 - raised again in the waiting thread
+            self.error = error
+
+    def result(self):
+        self.join()
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
 def run_and_report(
-    args, found, limits: Limits, jailed: bool, console: Console, scratch: Scratch
+    args,
+    found,
+    limits: Limits,
+    jailed: bool,
+    console: Console,
+    scratch: Scratch,
+    answers: Beside | None = None,
 ) -> int:
-    """Grade what was found (in the scratch folder, with the font cache being copied: `scratch`
-    is both), then write the class files and print the table."""
+    """Grade what was found (in the scratch folder, with the import view being built there:
+    `scratch` is both; the reference answers being computed: `answers`), then write the class
+    files and print the table."""
     try:
         lock = files.OutputLock(args.out)
     except OSError as error:  # what `refused` cannot see coming: a full disk, a long name
@@ -129,7 +182,7 @@ def run_and_report(
         students = roster.class_roster(args.out, args.roster)
         names = roster.roster_names(students)
         try:
-            graded = run(submissions, args, limits, scratch, console, isolation)
+            graded = run(submissions, args, limits, scratch, console, isolation, answers)
             _remember_places(args.out, submissions, graded, console)
             records = files.whole_class(args.out, known, graded)
             try:
@@ -142,20 +195,26 @@ def run_and_report(
             if similar is not None:
                 similar.close()  # an interrupted run leaves no comparison running
     reap_orphans()
+    if not console.quiet:  # rich renders a table even to a quiet console: a tenth of a second
+        _print_results(console, graded, records, summary, students, names, args.out)
+    return 0
+
+
+def _print_results(console: Console, graded, records, summary, students, names, out) -> None:
+    """The grade table and the closing lines, printed after a run that was not --quiet."""
     lone = len(graded) == 1  # one notebook graded alone: report it, not the folder's class
     console.print(terminal.terminal_table(graded if lone else records, names=names))
     if lone:
-        lines = terminal.lone_lines(graded[0], len(records) - 1, args.out)
+        lines = terminal.lone_lines(graded[0], len(records) - 1, out)
     else:
-        lines = terminal.closing_lines(summary, args.out)
+        lines = terminal.closing_lines(summary, out)
     for line in lines:
         console.print(line, highlight=False)
     unknown = sorted(r.student for r in records if students and r.student not in students)
     if unknown:
         ids = ", ".join(map(terminal.plain_text, unknown))
         console.print(f"not in the roster (check their ids): {ids}", highlight=False)
-    console.print(terminal.where_lines(graded, args.out), highlight=False, soft_wrap=True)
-    return 0
+    console.print(terminal.where_lines(graded, out), highlight=False, soft_wrap=True)
 
 
 def _given(args, submissions: list, known: set[str], console: Console) -> list:
@@ -191,16 +250,21 @@ def run(
     scratch: Scratch,
     console: Console,
     isolation: str = "process",
+    answers: Beside | None = None,
 ) -> list[GradeRecord]:
     """Grade every submission (reusing unchanged results) and return their records. `scratch`
-    is the run's scratch folder and the process copying the font cache there."""
+    is the run's scratch folder and its import view being built there; `answers`, the
+    reference answers being computed (else they are computed here)."""
 
     rule_ids = ASSIGNMENT_RULES[args.assignment] if args.assignment else RULE_IDS
     move, states = getattr(args, "move_seconds", None), getattr(args, "move_states", None)
     course = getattr(args, "course_seed", None)
     stamp = files.grading_stamp(rule_ids, isolation, limits, args.max_size, move, states, course)
-    grading.warm_up(rule_ids)  # in this process: the workers fork with the answers
-    view = build_import_view(*scratch)  # waits for the font cache
+    view = scratch[1].result()  # the thread has ended (and waited for the font cache)
+    if answers is None:
+        grading.warm_up(rule_ids)
+    else:
+        answers.result()  # in this process, thread ended: the workers fork with the answers
     settings = grading.Settings(
         limits, view, rule_ids, int(args.max_size * 2**20), move, states, course
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import functools
 import os
 import platform
@@ -147,3 +149,62 @@ class PhaseClock:
         for owner, name, original in reversed(self._originals):
             setattr(owner, name, original)
         self._originals.clear()
+
+
+class TreeCpu:
+    """The CPU seconds of this process and of every process it starts from now on, however far
+    they are re-parented (a grader's jailed students, nbgrader's kernels): a cpuacct cgroup of
+    its own that they all inherit (Linux, cgroup v1, root). `seconds()` is None where no such
+    cgroup can be made; the caller then falls back to the children it waited for.
+
+    The waited-for children's CPU (`RUSAGE_CHILDREN`) misses processes that end as orphans, and
+    perf counted a quarter more CPU in a class run of the grader than that figure.
+    """
+
+    def __init__(self) -> None:
+        self.directory: Path | None = None
+        self._parent: Path | None = None
+        try:
+            lines = Path("/proc/self/cgroup").read_text().splitlines()
+            (own,) = [p for _, c, p in (line.split(":", 2) for line in lines)
+                      if "cpuacct" in c.split(",")]  # fmt: skip
+            parent = Path("/sys/fs/cgroup/cpuacct") / own.lstrip("/")
+            _remove_stale(parent)
+            directory = parent / f"bench-{os.getpid()}"
+            directory.mkdir()
+            (directory / "cgroup.procs").write_text(str(os.getpid()))
+            self.directory, self._parent = directory, parent
+            atexit.register(self.close)
+        except (OSError, ValueError):
+            pass
+
+    def seconds(self) -> float | None:
+        if self.directory is None:
+            return None
+        return int((self.directory / "cpuacct.usage").read_text()) / 1e9
+
+    def close(self) -> None:
+        """Leave the cgroup and remove it (once the kernel has emptied it)."""
+        if self.directory is None or self._parent is None:
+            return
+        directory, self.directory = self.directory, None
+        try:
+            (self._parent / "cgroup.procs").write_text(str(os.getpid()))
+        except OSError:
+            return
+        for _ in range(200):
+            try:
+                directory.rmdir()
+                return
+            except OSError:
+                time.sleep(0.01)
+
+
+def _remove_stale(parent: Path) -> None:
+    """Remove the cgroups of earlier benchmarks that have ended (one whose in-process grading
+    left a zygote behind could not remove its own before it exited)."""
+    for directory in parent.glob("bench-*"):
+        pid = directory.name.removeprefix("bench-")
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            with contextlib.suppress(OSError):
+                directory.rmdir()

@@ -33,6 +33,7 @@ built by hand with the same cells and only the autograder side is timed:
 from __future__ import annotations
 
 import argparse
+import compileall
 import copy
 import csv
 import importlib.util
@@ -46,7 +47,7 @@ import time
 from pathlib import Path
 
 import nbformat
-from _common import REPO, PhaseClock, StageTimer, console, machine, ratio, table
+from _common import REPO, PhaseClock, StageTimer, TreeCpu, console, machine, ratio, table
 from _peers import (
     STARTUP_TARGET,
     otter_autograder,
@@ -177,6 +178,24 @@ def build_class(course: Path, n: int, nbgrader: bool) -> list[str]:
         nbformat.write(notebook, path)
         students.append(student)
     return students
+
+
+def compile_bytecode() -> str:
+    """Compile the project's packages to bytecode beside their sources (`__pycache__`, as the
+    first run of an editable install or `pip install` itself does) and say so.
+
+    Under PYTHONDONTWRITEBYTECODE nothing is ever cached, and every `python -m autograder`
+    compiles its hundred modules from source again (a tenth of a second of CPU before any
+    work): a cost an installed grader does not pay, nor nbgrader or Otter, whose bytecode pip
+    wrote when they were installed.
+    """
+    packages = ("autograder", "games", "solutions")
+    for package in packages:
+        compileall.compile_dir(REPO / package, quiet=1, force=False)
+    unset = " (PYTHONDONTWRITEBYTECODE is set here)" if sys.dont_write_bytecode else ""
+    return (
+        f"bytecode of {', '.join(packages)} compiled first, as an installed package has it{unset}"
+    )
 
 
 def venv_environment() -> dict[str, str]:
@@ -315,14 +334,14 @@ def class_timeline(course: Path, out: Path, workers: int) -> None:
     for owner, name, label in (
         (grade_command, "discover", "find the submissions"),
         (grade_command, "jail_support", "check the jail can be used"),
-        (grading, "warm_up", "reference answers (warm_up)"),
+        (grading, "warm_up", "reference answers (warm_up, in a thread)"),
         (grade_command, "build_import_view", "import view (and the font cache it waits for)"),
         (files, "unchanged_records", "look for unchanged saved records"),
         (grade_command.pool, "grade_in_workers", f"grade in {workers} worker processes"),
         (files, "save_student", "save a student's results.json and page (main process)"),
         (files, "whole_class", "read the class's saved records"),
         (class_report, "write_class_files", "write the class files (class.html, summary.csv)"),
-        (grade_command.terminal, "terminal_table", "draw the terminal table"),
+        (grade_command, "reap_orphans", "collect orphaned processes"),
         (grade_command.sandbox, "sweep", "sweep cgroups and scratch folders (start, end)"),
         (cli, "main", "the whole command, in-process"),
     ):
@@ -475,6 +494,7 @@ def main(argv: list[str] | None = None) -> int:
     otter = not args.skip_otter and otter_installed()
 
     console.print(f"machine: {machine()}")
+    console.print(compile_bytecode(), highlight=False)
     startup = startup_times(venv_environment())
     grid = table("Start-up (fastest of 7 fresh interpreters, alternated)", "command", "wall s")
     for label, seconds in startup.items():
@@ -542,20 +562,33 @@ def main(argv: list[str] | None = None) -> int:
             breakdown(course, root / "grades-breakdown")
             class_timeline(course, root / "grades-timeline", args.workers)
             served_states_by_function()
+    console.print(f"CPU seconds of {cpu.meter}", highlight=False)
+    cpu.tree.close()
     return report(args, times, nbgrader, otter, problems, cpu.seconds)
 
 
 class ChildrenCpu:
-    """The CPU seconds (user + system) of the processes a timed run started and waited for:
-    less disturbed by other work on a shared machine than the wall time."""
+    """The CPU seconds (user + system) of the processes a timed run started: less disturbed by
+    other work on a shared machine than the wall time. Every descendant where a cpuacct cgroup
+    can be had (`TreeCpu`), else those the run waited for."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, list[float]] = {}
+        self.tree = TreeCpu()
+        self.meter = (
+            "every process a run started (a cpuacct cgroup)"
+            if self.tree.seconds() is not None
+            else "the processes a run waited for (RUSAGE_CHILDREN)"
+        )
+
+    def _now(self) -> float:
+        seconds = self.tree.seconds()
+        return _children_cpu() if seconds is None else seconds
 
     def timed(self, name: str, run, *args):
-        before = _children_cpu()
+        before = self._now()
         result = run(*args)
-        self.seconds.setdefault(name, []).append(_children_cpu() - before)
+        self.seconds.setdefault(name, []).append(self._now() - before)
         return result
 
 

@@ -44,3 +44,21 @@ def test_a_cache_older_than_matplotlib_is_rebuilt_by_matplotlib(tmp_path, monkey
     assert copying.wait(timeout=300) == 0
     built = sorted(p.name for p in (tmp_path / "run" / "mplconfig").glob("fontlist-*.json"))
     assert stale.name in built and len(built) == 2  # matplotlib wrote its own list beside it
+
+
+def test_a_list_matplotlib_accepted_is_copied_at_once_by_the_next_run(tmp_path, monkeypatch):
+    # A reinstalled matplotlib is newer than the list it still reads: the first run's process
+    # marks the list fresh, so that the next run copies it without starting matplotlib again.
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("MPLCONFIGDIR", str(cache))
+    assert start_font_cache(tmp_path / "build").wait(timeout=300) == 0  # no list: built
+    (accepted,) = cache.glob("fontlist-*.json")
+    older = font_manager_mtime() - 3600
+    os.utime(accepted, (older, older))
+    copying = start_font_cache(tmp_path / "reinstalled")
+    assert isinstance(copying, subprocess.Popen) and copying.wait(timeout=300) == 0
+    assert accepted.stat().st_mtime >= font_manager_mtime()
+    again = start_font_cache(tmp_path / "next")
+    assert isinstance(again, CopiedFonts)
+    assert (tmp_path / "next" / "mplconfig" / accepted.name).read_bytes() == accepted.read_bytes()

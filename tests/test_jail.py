@@ -18,6 +18,7 @@ import pytest
 
 from autograder import sandbox
 from autograder.sandbox import IsolationError, Limits, StudentProcess, build_import_view
+from autograder.sandbox.view import SITE_PATHS, is_jailed_view
 from games import GameTree
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,9 +27,11 @@ FAST = Limits(timeout=10.0, load_timeout=10.0, memory_mb=512, isolation="jail")
 pytestmark = pytest.mark.skipif(not JAILED, reason=f"no jail on this machine: {WHY}")
 
 
-@pytest.fixture(scope="module")
-def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_import_view(tmp_path_factory.mktemp("view"))
+@pytest.fixture(scope="module", params=[False, True], ids=["linked view", "jailed view"])
+def view(tmp_path_factory: pytest.TempPathFactory, request) -> Path:
+    # A class run's view for jailed submissions links nothing: the site-packages themselves
+    # are on the path, with the hidden entries masked by the jail. Every test holds for both.
+    return build_import_view(tmp_path_factory.mktemp("view"), jailed=request.param)
 
 
 def look(view: Path, body: str, limits: Limits = FAST) -> dict:
@@ -179,7 +182,11 @@ def test_asking_for_the_jail_where_there_is_none_is_a_clear_error(monkeypatch, v
         StudentProcess([[0, "x = 1"]], [], view, FAST).start()
     auto = StudentProcess([[0, "x = 1"]], [], view, Limits(isolation="auto"))
     try:
-        assert auto.start().status == "loaded" and not auto.jailed
+        if is_jailed_view(view):  # made for the jail: never used outside it
+            with pytest.raises(RuntimeError, match="for the jail only"):
+                auto.start()
+        else:
+            assert auto.start().status == "loaded" and not auto.jailed
     finally:
         auto.close()
 
@@ -255,6 +262,9 @@ def test_the_zygote_holds_no_file_of_the_grader(view: Path):
     assert all(target.startswith(allowed) for target in targets), targets
     command = Path(f"/proc/{zygote.process.pid}/cmdline").read_bytes().decode()
     arguments = command.split("\0", 1)[1]  # after the interpreter, which may live in the repo
+    if is_jailed_view(view):  # then the site-packages (of a venv in the repo) follow the view
+        for site in json.loads((view.parent / SITE_PATHS).read_text()):
+            arguments = arguments.replace(site, "")
     assert str(ROOT) not in arguments  # its import path: the view and the standard library
 
 

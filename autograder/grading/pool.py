@@ -3,6 +3,7 @@ that submission."""
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import signal
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -49,6 +50,18 @@ def _run_pool(items: list, settings: grading.Settings, workers: int, finished) -
     """Grade `items` in a fresh pool; return those whose worker died before finishing them."""
     context = multiprocessing.get_context("fork")
     broken = []
+    # The workers inherit the reference answers and the run's tables and keep them to the end:
+    # frozen, the collections of a worker skip them rather than scan (and so copy) them.
+    gc.freeze()
+    try:
+        _serve_pool(items, settings, workers, finished, context, broken)
+    finally:
+        gc.unfreeze()
+    return broken
+
+
+def _serve_pool(items: list, settings, workers: int, finished, context, broken: list) -> None:
+    """`_run_pool`'s pool: hand out `items`, collect what comes back, note what broke."""
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_starts) as pool:
         futures = {pool.submit(grade_one, item, settings): item for item in items}
         try:
@@ -62,7 +75,6 @@ def _run_pool(items: list, settings: grading.Settings, workers: int, finished) -
                 process.kill()
             pool.shutdown(wait=False, cancel_futures=True)
             raise
-    return broken
 
 
 def _worker_starts() -> None:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -40,14 +41,18 @@ def jail_support() -> tuple[bool, str]:
     The probe jails a bare interpreter and checks that it came out as pid 2 of its own
     namespace, under a user id that is not root, seeing the jail's file system only.
     """
-    if "result" in _SUPPORT:
-        return _SUPPORT["result"]
-    if sys.platform != "linux" or os.geteuid() != 0:
-        result = (False, "it needs Linux and root (namespaces, mounts, chroot, another uid)")
-    else:
-        result = _probe_jail()
-    _SUPPORT["result"] = result
-    return result
+    with _SUPPORT_LOCK:  # one probe, even when a run's threads ask together (SECCOMP is set)
+        if "result" in _SUPPORT:
+            return _SUPPORT["result"]
+        if sys.platform != "linux" or os.geteuid() != 0:
+            result = (False, "it needs Linux and root (namespaces, mounts, chroot, another uid)")
+        else:
+            result = _probe_jail()
+        _SUPPORT["result"] = result
+        return result
+
+
+_SUPPORT_LOCK = threading.Lock()
 
 
 def _probe_jail() -> tuple[bool, str]:

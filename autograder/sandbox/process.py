@@ -29,7 +29,14 @@ from autograder.sandbox.pinning import _pin_to_a_free_cpu, _unpin
 from autograder.sandbox.pipe import PipeEnds, _poller, without_collection
 from autograder.sandbox.reaping import _ACTIVE, _ACTIVE_LOCK, kill_marked, reap_orphans
 from autograder.sandbox.tokens import Tokens
-from autograder.sandbox.view import JAIL, RUNNER, _bootstrap, _environment, code_file
+from autograder.sandbox.view import (
+    JAIL,
+    RUNNER,
+    _bootstrap,
+    _environment,
+    code_file,
+    is_jailed_view,
+)
 from autograder.sandbox.wire import (
     _CHILDREN,
     _REQUEST,
@@ -86,6 +93,10 @@ class StudentProcess(PipeEnds, Holding):
             self._pinned = _pin_to_a_free_cpu()
         try:
             config = None
+            if not self.jailed and is_jailed_view(self.view):
+                raise RuntimeError(
+                    "this import view links no site-packages: it is for the jail only"
+                )
             if self.jailed:
                 cpu = None if self._pinned is None else self._pinned[0]
                 self.cgroups = make_cgroups(self.job, self.limits, cpu)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import compileall
 import importlib.util
+import json
 import marshal
 import os
 import shutil
@@ -29,7 +30,7 @@ MARKER = "AUTOGRADER_JOB"
 HIDDEN_PACKAGES = ("solutions", "autograder", "tests", "examples")
 
 
-def build_import_view(root: Path, fonts: FontCopy | None = None) -> Path:
+def build_import_view(root: Path, fonts: FontCopy | None = None, jailed: bool = False) -> Path:
     """Make a directory that holds what a submission may import, and nothing of the grader.
 
     Every entry of the interpreter's site-packages is linked except the course's own hidden
@@ -37,20 +38,33 @@ def build_import_view(root: Path, fonts: FontCopy | None = None) -> Path:
     runs with `-I -S` and this directory plus the standard library as its only path. Beside
     the view go the runner and the jail, compiled (`code_file`), and matplotlib's font cache
     (`start_font_cache`, started here unless the caller started it earlier).
+
+    A view for `jailed` submissions only holds `games`: the jail binds the site-packages
+    read-only with those same entries masked (`jailing.jail_config`), so they go on the path
+    themselves (`SITE_PATHS`) instead of a link per entry, a few hundred files whose making
+    and removing were a class run's longest serial wait on a busy disk. Such a view is
+    refused for a submission outside the jail (`is_jailed_view`).
     """
     if fonts is None:
         fonts = start_font_cache(root)
     view = root / "site"
     view.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(Path(games.__file__).parent, view / "games", ignore=_ignore_caches)
-    # Compiled once here: the student process runs with -B and would otherwise compile the
-    # toolkit from source at every start (tens of milliseconds, times the class).
+    # With its bytecode (copied with the sources' times, so still valid): the grader imports
+    # the same files. What is missing or stale is compiled once here: the student process runs
+    # with -B and would otherwise compile the toolkit from source at every start (tens of
+    # milliseconds, times the class); an installed toolkit's is only checked (a class run's
+    # start waits for this).
+    shutil.copytree(Path(games.__file__).parent, view / "games")
     compileall.compile_dir(view / "games", quiet=1)
     for script in (RUNNER, JAIL, ZYGOTE):
         code = compile(script.read_text(), f"_grader_{script.stem}.py", "exec")
         (root / f"{script.stem}.code").write_bytes(marshal.dumps(code))
+    if jailed:
+        sites = {os.path.realpath(sysconfig.get_paths()[key]) for key in ("purelib", "platlib")}
+        paths = [site for site in sorted(sites) if os.path.isdir(site)]
+        (root / SITE_PATHS).write_text(json.dumps(paths))
     seen = {"games"}
-    for key in ("purelib", "platlib"):
+    for key in () if jailed else ("purelib", "platlib"):
         site = Path(sysconfig.get_paths()[key])
         if not site.is_dir():
             continue
@@ -75,6 +89,16 @@ try:
     from matplotlib import font_manager  # builds the cache if there is none yet
 except ImportError:
     sys.exit(0)
+# matplotlib has just read (or built) the list of its version: touched, it is fresh for the
+# next run, which then copies it without this process (a reinstalled matplotlib keeps a list
+# older than itself that it still accepts, and would otherwise cost every run this process).
+version = getattr(getattr(font_manager, "FontManager", None), "__version__", None)
+accepted = os.path.join(matplotlib.get_cachedir(), f"fontlist-v{version}.json")
+if version and os.path.exists(accepted):
+    try:
+        os.utime(accepted)
+    except OSError:
+        pass
 for entry in glob.glob(os.path.join(matplotlib.get_cachedir(), "fontlist-*.json")):
     shutil.copy(entry, sys.argv[1])
 """
@@ -162,11 +186,23 @@ def code_file(view: Path, script: Path) -> Path:
     return view.parent / f"{script.stem}.code"
 
 
+SITE_PATHS = "site-paths.json"
+"""Beside a view made for jailed submissions only: the site-packages folders their path holds
+after the view (the jail masks the hidden entries in them)."""
+
+
+def is_jailed_view(view: Path) -> bool:
+    """Whether `view` was made for jailed submissions only (it links no site-packages)."""
+    return (view.parent / SITE_PATHS).exists()
+
+
 def _bootstrap(view: Path) -> str:
     """The first statements of every interpreter that runs submissions (`python -I -S -c`):
-    the import path is the view and the standard library, and `load(path)` reads the marshalled
-    code that `build_import_view` wrote."""
-    path = [str(view), *_standard_library_paths()]
+    the import path is the view (and, for a jailed view, the site-packages after it) and the
+    standard library, and `load(path)` reads the marshalled code that `build_import_view`
+    wrote."""
+    sites = json.loads((view.parent / SITE_PATHS).read_text()) if is_jailed_view(view) else []
+    path = [str(view), *sites, *_standard_library_paths()]
     return (
         f"import sys, marshal; sys.path[:] = {path!r}; "
         "load = lambda path: marshal.loads(open(path, 'rb').read()); "
