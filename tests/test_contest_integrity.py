@@ -160,8 +160,13 @@ def connect_four_agent(game, state, seconds):
 
 
 def _spinners(count: int) -> list[subprocess.Popen]:
-    spin = [sys.executable, "-c", "while True: pass"]
-    return [subprocess.Popen(spin) for _ in range(count)]
+    """`count` processes spinning, each returned once it has started to spin (on a busy machine
+    an interpreter takes a while to start, and the wait the test is about would not happen)."""
+    spin = [sys.executable, "-c", "print('spinning', flush=True)\nwhile True: pass"]
+    spinners = [subprocess.Popen(spin, stdout=subprocess.PIPE) for _ in range(count)]
+    for spinner in spinners:
+        spinner.stdout.readline()
+    return spinners
 
 
 def test_an_honest_agent_waiting_for_a_cpu_is_not_charged_for_the_wait(view: Path) -> None:
@@ -178,6 +183,7 @@ def test_an_honest_agent_waiting_for_a_cpu_is_not_charged_for_the_wait(view: Pat
         for spinner in spinners:
             spinner.kill()
             spinner.wait()
+            spinner.stdout.close()
         agent.close()
     assert choice.status == "moved", choice.error
     assert choice.seconds < 0.5 and (took > 0.5 or os.cpu_count() > 2), (choice.seconds, took)

@@ -173,7 +173,9 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
         for assignment, students in handed_in.items():
             for student in students:
                 _hand_in(course, assignment, student, make_class)
-        settings = Settings(Limits(), build_import_view(Path(scratch)))
+        # A load limit of 300 s, a safety net: beside two other suites (load 16) a contest
+        # agent's loading once passed the default 30 s of wall-clock time; parity is the point.
+        settings = Settings(Limits(load_timeout=300.0), build_import_view(Path(scratch)))
         records = {
             item: background.submit(_autograder_record, course, *item, settings)
             for item in EXAMPLES
