@@ -68,7 +68,26 @@ def ratio(numerator: float, denominator: float) -> str:
     return f"{numerator / denominator:.1f}x" if denominator else "n/a"
 
 
-class StageTimer:
+class _Patches:
+    """Functions of the grader replaced by wrappers while a benchmark measures, and put back by
+    `restore()`: only the benchmark's own process is patched, and only while it measures."""
+
+    def __init__(self) -> None:
+        self._originals: list[tuple[Any, str, Any]] = []
+
+    def _patch(self, owner: Any, name: str, wrap) -> None:
+        """Replace `owner.name` with `wrap(original)`."""
+        original = getattr(owner, name)
+        self._originals.append((owner, name, original))
+        setattr(owner, name, functools.wraps(original)(wrap(original)))
+
+    def restore(self) -> None:
+        for owner, name, original in reversed(self._originals):
+            setattr(owner, name, original)
+        self._originals.clear()
+
+
+class StageTimer(_Patches):
     """Time chosen functions of the grader while a benchmark runs, to show where time goes.
 
     `watch(owner, name, label)` replaces `owner.name` with a wrapper that adds up the wall time
@@ -81,15 +100,14 @@ class StageTimer:
         self.seconds: dict[str, float] = {}
         self.calls: dict[str, int] = {}
         self.states: dict[str, int] = {}
-        self._originals: list[tuple[Any, str, Any]] = []
         self._lock = threading.Lock()
+        super().__init__()
 
     def watch(self, owner: Any, name: str, label: str) -> None:
-        original = getattr(owner, name)
-        self._originals.append((owner, name, original))
         self.seconds[label], self.calls[label], self.states[label] = 0.0, 0, 0
+        self._patch(owner, name, lambda original: self._timed(original, label))
 
-        @functools.wraps(original)
+    def _timed(self, original, label: str):
         def timed(*args, **kwargs):
             started = time.perf_counter()
             result = None
@@ -103,15 +121,10 @@ class StageTimer:
                     self.calls[label] += 1
                     self.states[label] += getattr(result, "states_generated", 0) or 0
 
-        setattr(owner, name, timed)
-
-    def restore(self) -> None:
-        for owner, name, original in reversed(self._originals):
-            setattr(owner, name, original)
-        self._originals.clear()
+        return timed
 
 
-class PhaseClock:
+class PhaseClock(_Patches):
     """When chosen functions of the grader start and end in a run, as offsets from `start()`.
 
     `watch(owner, name, label)` wraps `owner.name` so that each call appends (label, start,
@@ -121,8 +134,8 @@ class PhaseClock:
 
     def __init__(self) -> None:
         self.phases: list[tuple[str, float, float]] = []
-        self._originals: list[tuple[Any, str, Any]] = []
         self._zero = time.perf_counter()
+        super().__init__()
 
     def start(self) -> None:
         self._zero = time.perf_counter()
@@ -132,23 +145,17 @@ class PhaseClock:
         return time.perf_counter() - self._zero
 
     def watch(self, owner: Any, name: str, label: str) -> None:
-        original = getattr(owner, name)
-        self._originals.append((owner, name, original))
+        def wrap(original):
+            def timed(*args, **kwargs):
+                started = self.now()
+                try:
+                    return original(*args, **kwargs)
+                finally:
+                    self.phases.append((label, started, self.now()))
 
-        @functools.wraps(original)
-        def timed(*args, **kwargs):
-            started = self.now()
-            try:
-                return original(*args, **kwargs)
-            finally:
-                self.phases.append((label, started, self.now()))
+            return timed
 
-        setattr(owner, name, timed)
-
-    def restore(self) -> None:
-        for owner, name, original in reversed(self._originals):
-            setattr(owner, name, original)
-        self._originals.clear()
+        self._patch(owner, name, wrap)
 
 
 class TreeCpu:
