@@ -38,7 +38,6 @@ from autograder.sandbox.view import (
     is_jailed_view,
 )
 from autograder.sandbox.wire import (
-    _CHILDREN,
     _REQUEST,
     _REQUEST_FRAME,
     _REQUEST_HEAD,
@@ -46,7 +45,6 @@ from autograder.sandbox.wire import (
     _TOKEN_INDEX,
     _info,
     _json_message,
-    _stored_child,
     loaded_report,
     positions_named,
 )
@@ -263,7 +261,8 @@ class StudentProcess(PipeEnds, Holding):
         States are values, as the protocol promises: a position has one random token in every
         call of this process's life (`self.tokens`), so a transposition finds the same state and
         a table kept between calls finds its positions again, as on the real game. A call asks
-        only for states sent in it: `served` maps its tokens to (state, legal actions).
+        only for states sent in it: `served` maps its tokens to their entries (`tokens.Entry`:
+        state, legal actions, ...).
         `outcome.carried` counts the positions of earlier calls it answered without a search.
         """
         started = time.monotonic()
@@ -272,7 +271,8 @@ class StudentProcess(PipeEnds, Holding):
         outcome = CallOutcome(status="crashed")
         self._watch_cpu(cpu_seconds, meter)
         info = _info(game, state, evaluate)
-        root, served = self.tokens.start_call(state, info[1])
+        table = self.tokens.served_table(game, evaluate)
+        root, served = self.tokens.start_call(state, info[1], table)
         parents: set[int] = set()
         try:
             self._send(
@@ -288,7 +288,7 @@ class StudentProcess(PipeEnds, Holding):
                 },
                 deadline,
             )
-            names, most = (served, parents, self.tokens), (max_states, state_budget)
+            names, most = (served, parents, self.tokens, table), (max_states, state_budget)
             message = self._serve(game, evaluate, names, outcome, record, deadline, most)
             op = message.get("op")
             if op == "return":
@@ -318,7 +318,7 @@ class StudentProcess(PipeEnds, Holding):
         self,
         game: Game,
         evaluate,
-        names: tuple[dict, set, Tokens],
+        names: tuple[dict, set, Tokens, dict],
         outcome: CallOutcome,
         record: bool,
         deadline: float,
@@ -327,15 +327,15 @@ class StudentProcess(PipeEnds, Holding):
         """Answer the student's `result` requests until it sends anything else; return that.
 
         One turn of this loop per state the student's search generates, so it is kept short:
-        a request is usually all one read brings, and a child comes from `_CHILDREN` (all are
-        graded on the same instances) with its info marshalled, or from its parent's stone in
-        Connect Four (`connect_four_children`); it is counted, and recorded, every time. A
-        position served before in this run keeps its token (see `call`); `parents` gets each
-        state a child is asked of. `most` is (max_states, state_budget), as `call` was given.
+        a request is usually all one read brings, and a child asked for before from the same
+        parent is its entry's link (`Tokens.served_table`: the whole frame kept, one list
+        look-up), else `Tokens.child` computes its entry once; it is counted, and recorded,
+        every time. A position served before in this run keeps its token (see `call`);
+        `parents` gets each state a child is asked of. `names` is (served, parents, tokens,
+        the call's served table); `most` is (max_states, state_budget), as `call` was given.
         """
-        served, parents, tokens = names
-        named, new = tokens.named, tokens.new
-        children, generated, count = _CHILDREN, outcome.generated if record else None, 0
+        served, parents, tokens, table = names
+        new_child, generated, count = tokens.child, outcome.generated if record else None, 0
         read, write, monotonic, read_fd, write_fd = os.read, os.write, time.monotonic, *self._fds()
         head, whole, unpack_request = _REQUEST_HEAD, _REQUEST_FRAME, _TOKEN_INDEX.unpack_from
         limit = most[0] if most[1] is None else min(most)
@@ -375,17 +375,14 @@ class StudentProcess(PipeEnds, Holding):
                     self._refuse(most, deadline)
                     continue
                 parents.add(token)
-                key = (game, evaluate, found[0], index)
-                child = children.get(key) or _stored_child(key, found, index)
-                state, actions, header, encoded = child
+                child = found[2][index]
+                if child is None:
+                    child = new_child(table, game, evaluate, found, index)
                 count += 1
                 if generated is not None:
-                    generated.append(state)
-                token = named.get(state)
-                if token is None:
-                    token = new(state)
-                served[token] = (state, actions)
-                frame = header + token.to_bytes(8, "big") + encoded
+                    generated.append(child[0])
+                served[child[4]] = child
+                frame = child[3]
                 try:
                     written = write(write_fd, frame)
                 except OSError:  # the pipe is full, or broken: the long way says which

@@ -6,13 +6,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from autograder.sandbox.wire import _random_tokens
+from autograder.sandbox.wire import _CHILDREN, _random_tokens, _stored_child
 
 POSITIONS = 1 << 18
 """The most positions a run's table keeps between calls: a grading run of the reference on
 lectures 1-4 serves under 4,000, a contest's agent may meet far more. Past it, the next call
 starts a new table: every position gets a new token, as in a new run, so a table the submission
 keeps from earlier calls stops finding them, and never finds a wrong one."""
+
+SERVED_MOST = 100_000
+"""The most positions a table of served entries (`Tokens.served_table`) holds; past it, the next
+child found missing starts the table again (its positions keep their tokens, and are served
+again as before, at the price of computing their entries again)."""
+
+TABLES = 64
+"""The most tables (pairs of a game and an evaluation) kept between calls."""
+
+Entry = tuple
+"""A served position, as `Tokens.served_table` keeps it: (state, legal actions, each action's
+child entry or None until it is asked for, the position's frame as a child, its token). The
+first two are what `StudentProcess.call`'s `served` promised; the frame is what the grader
+writes to the student to serve it (b"" for a root never served as a child)."""
 
 
 class Tokens:
@@ -35,9 +49,13 @@ class Tokens:
         self._expanded: set[int] = set()  # positions an earlier call generated a child of
         self._evaluated: set[int] = set()  # met unexpanded by an earlier depth-limited call
         self._rooted: dict[str, set[int]] = {}  # "value" or "decision" -> roots expanded
+        self._tables: dict[tuple, dict[int, Entry]] = {}  # see `served_table`
 
-    def start_call(self, state: Any, actions: list) -> tuple[int, dict[int, tuple[Any, list]]]:
-        """A new call from `state`: its token, and the call's `served` map with only the root.
+    def start_call(
+        self, state: Any, actions: list, table: dict[int, Entry] | None = None
+    ) -> tuple[int, dict[int, tuple]]:
+        """A new call from `state`: its token, and the call's `served` map with only the root
+        (its `Entry` in `table`, the call's `served_table`, if given; else (state, actions)).
 
         The table starts again here, never inside a call, once it holds `most` positions.
         """
@@ -47,10 +65,56 @@ class Tokens:
             self._expanded.clear()
             self._evaluated.clear()
             self._rooted.clear()
+            for served in self._tables.values():  # their entries hold the tokens just forgotten
+                served.clear()
         root = self.named.get(state)
         if root is None:
             root = self.new(state)
-        return root, {root: (state, actions)}
+        if table is None:
+            return root, {root: (state, actions)}
+        entry = table.get(root)
+        if entry is None:
+            entry = table[root] = (state, actions, [None] * len(actions), b"", root)
+        return root, {root: entry}
+
+    def served_table(self, game: Any, evaluate: Any) -> dict[int, Entry]:
+        """The entries of the positions served so far with `game` and `evaluate`, by token.
+
+        An entry keeps its position's frame and links to its children's entries once they are
+        asked for, so a child asked for again (in this call or a later one: a deepening search
+        asks for the same children at every depth) costs the grader one list look-up and one
+        write: no hashing of a state, no new bytes. The frame depends on the game and the
+        evaluation served, hence one table per pair; it is the same from any parent (the token
+        is the position's), so a transposition shares it.
+        """
+        key = (game, evaluate)
+        table = self._tables.get(key)
+        if table is None:
+            if len(self._tables) >= TABLES:  # an evaluation made anew for every call
+                self._tables.clear()
+            table = self._tables[key] = {}
+        return table
+
+    def child(
+        self, table: dict[int, Entry], game: Any, evaluate: Any, found: Entry, index: int
+    ) -> Entry:
+        """The entry of the child of `found` (an entry of `table`) by its action number `index`,
+        the first time it is asked for from `found`: computed (or taken from `wire._CHILDREN`,
+        shared by every run), named, kept in `table` and linked from `found`."""
+        key = (game, evaluate, found[0], index)
+        state, actions, header, encoded = _CHILDREN.get(key) or _stored_child(key, found, index)
+        token = self.named.get(state)
+        if token is None:
+            token = self.new(state)
+        entry = table.get(token)
+        if entry is None or not entry[3]:  # new, or known only as a root: it needs its frame
+            if len(table) >= SERVED_MOST:
+                table.clear()  # entries the call holds stay right: tokens do not change here
+            children = [None] * len(actions) if entry is None else entry[2]
+            frame = header + token.to_bytes(8, "big") + encoded
+            entry = table[token] = (state, actions, children, frame, token)
+        found[2][index] = entry
+        return entry
 
     def new(self, state: Any) -> int:
         """A token for a position never served in this run (`named` does not hold it)."""
@@ -126,7 +190,7 @@ class Tokens:
             for token in level:
                 if token not in parents:
                     continue
-                state, actions = served[token]
+                state, actions = served[token][:2]
                 for action in actions:
                     child = self.named.get(result(state, action))
                     if child in served and child not in seen:

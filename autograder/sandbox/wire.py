@@ -106,9 +106,10 @@ def _child(game: Game, evaluate, parent: Any, legal: list, index: int) -> tuple:
 
 
 def _stored_child(key: tuple, found: tuple, index: int) -> tuple:
-    """The child `_CHILDREN` lacked (key: game, evaluate, parent, index), computed and kept."""
+    """The child `_CHILDREN` lacked (key: game, evaluate, parent, index), computed and kept;
+    `found` is the parent as served: (state, legal actions, ...)."""
     game, evaluate = key[0], key[1]
-    child = _child(game, evaluate, *found, index)
+    child = _child(game, evaluate, found[0], found[1], index)
     if len(_CHILDREN) >= _CHILDREN_SIZE:
         _CHILDREN.clear()
     _CHILDREN[key] = child
