@@ -11,6 +11,7 @@ table starting again (when full, or with the run's tokens) without serving a sta
 from __future__ import annotations
 
 import marshal
+import os
 import textwrap
 from pathlib import Path
 
@@ -163,3 +164,31 @@ def test_a_search_asking_again_is_counted_and_served_as_the_first_time(view: Pat
         assert other.status == "returned" and "0.25" in str(other.value)
     finally:
         process.close()
+
+
+def test_the_runner_decodes_a_child_once_a_call_and_the_grader_s_frame_decides_the_rest() -> None:
+    """`runner.Channel.request_child`: a child whose token the call already holds is not
+    decoded again (the grader serves a position with one info within a call); any other is."""
+    from autograder.sandbox.runner import Channel
+
+    to_runner, from_grader = os.pipe()
+    to_grader, from_runner = os.pipe()
+    channel = Channel(to_runner, from_runner)
+    info = _info(CONNECT_FOUR, CONNECT_FOUR.initial_state(), CONNECT_FOUR.evaluate)
+    encoded = marshal.dumps(info)
+    frame = (13 - 4 + len(encoded)).to_bytes(4, "big") + b"c" + (77).to_bytes(8, "big") + encoded
+    try:
+        os.write(from_grader, frame)
+        token, decoded = channel.request_child(5, 3, {})
+        assert (token, decoded) == (77, info)
+        assert os.read(to_grader, 64) == b"\x00\x00\x00\x0dr" + (5).to_bytes(8, "big") + bytes(
+            [0, 0, 0, 3]
+        )
+        held = ("held",)
+        os.write(from_grader, frame)
+        assert channel.request_child(5, 3, {77: held}) == (77, held)  # not decoded again
+        os.write(from_grader, frame)
+        assert channel.request_child(5, 3, {78: held}) == (77, info)  # another token: decoded
+    finally:
+        for descriptor in (to_runner, from_grader, to_grader, from_runner):
+            os.close(descriptor)

@@ -52,6 +52,7 @@ _LENGTH = struct.Struct(">I")
 _REQUEST = struct.Struct(">IcQI")  # a whole `result` frame: length 13, b"r", token, action index
 _CHILD = struct.Struct(">IcQ")  # the start of a child frame: length, b"c", token; info follows
 _CHILD_TAG = ord("c")
+_CHILD_SIZE = _CHILD.size
 
 
 class Channel:
@@ -70,20 +71,23 @@ class Channel:
     def send(self, message: dict) -> None:
         self._write(b"j" + json.dumps(message).encode())
 
-    def request_child(self, token: int, index: int):
+    def request_child(self, token: int, index: int, known: dict | None = None):
         """Ask the grader for the child of state `token` by action `index`: (token, info), or
         the grader's reason for refusing.
 
         The grader's answer is almost always one whole child frame in one read; anything else
-        goes the long way through `receive`.
+        goes the long way through `receive`. A child whose token is in `known` (the call's
+        infos by token) is not decoded again: within a call, the grader serves a position with
+        the same info every time, and a deepening search asks for most children again.
         """
         os.write(self.write_fd, _REQUEST.pack(13, b"r", token, index))  # 17 bytes: one write
         data = self._buffer or os.read(self.read_fd, 1 << 16)
-        if len(data) > _CHILD.size and data[4] == _CHILD_TAG:
+        if len(data) > _CHILD_SIZE and data[4] == _CHILD_TAG:
             size, _, child = _CHILD.unpack_from(data)
             if len(data) == size + 4:
                 self._buffer = b""
-                return child, marshal.loads(data[_CHILD.size :])
+                info = None if known is None else known.get(child)
+                return child, marshal.loads(data[_CHILD_SIZE:]) if info is None else info
         self._buffer = data
         return self.receive()
 
@@ -154,7 +158,7 @@ class ProxyGame(Game):
             )
             if index is None:
                 raise IllegalActionError(state, action, legal)
-        reply = self._channel.request_child(state, index)
+        reply = self._channel.request_child(state, index, self._info)
         if type(reply) is not tuple:
             if type(reply) is dict and "out_of_states" in reply:  # the grader's count, not ours
                 raise OutOfStates(reply["out_of_states"])
