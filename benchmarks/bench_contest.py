@@ -39,7 +39,7 @@ from autograder.contest.student_agent import StudentAgent
 from autograder.sandbox import Limits, build_import_view, connect_four_children, start_run
 from autograder.sandbox.runner import ProxyGame
 from autograder.sandbox.tokens import Tokens
-from autograder.sandbox.wire import _CHILDREN, _info, _stored_child
+from autograder.sandbox.wire import _CHILDREN, _info
 from solutions import agent as reference
 
 CLASS = REPO / "examples" / "class"
@@ -114,25 +114,25 @@ def mid_game_positions(count: int = 40) -> list:
 
 
 class _ServedInProcess:
-    """The grader's work for a served state (`StudentProcess._serve`: the child's frame, its
-    token, the call's map) and the runner's (unmarshalling it), in one process: no pipe."""
+    """The grader's work for a served state (`StudentProcess._serve`: the child's entry in the
+    run's table, computed the first time it is asked for) and the runner's (unmarshalling a
+    child the call does not hold yet), in one process: no pipe."""
 
-    def __init__(self, tokens, budget: int) -> None:
+    def __init__(self, tokens: Tokens, budget: int) -> None:
         self.tokens, self.budget, self.count, self.served = tokens, budget, 0, {}
+        self.table = tokens.served_table(GAME, GAME.evaluate)
 
-    def request_child(self, token: int, index: int):
+    def request_child(self, token: int, index: int, known: dict | None = None):
         found = self.served[token]
         if self.count >= self.budget:
             return {"out_of_states": self.budget}
-        key = (GAME, GAME.evaluate, found[0], index)
-        state, actions, header, encoded = _CHILDREN.get(key) or _stored_child(key, found, index)
-        self.count += 1
-        child = self.tokens.named.get(state)
+        child = found[2][index]
         if child is None:
-            child = self.tokens.new(state)
-        self.served[child] = (state, actions)
-        frame = header + child.to_bytes(8, "big") + encoded
-        return child, marshal.loads(frame[13:])
+            child = self.tokens.child(self.table, GAME, GAME.evaluate, found, index)
+        self.count += 1
+        self.served[child[4]] = child
+        info = None if known is None else known.get(child[4])
+        return child[4], marshal.loads(child[3][13:]) if info is None else info
 
 
 def round_trip_split(positions: list, states: int = 2000) -> tuple[float, float, int]:
@@ -147,7 +147,7 @@ def round_trip_split(positions: list, states: int = 2000) -> tuple[float, float,
         for state in positions:
             info = _info(GAME, state, GAME.evaluate)
             channel = _ServedInProcess(tokens, states)
-            root, channel.served = tokens.start_call(state, info[1])
+            root, channel.served = tokens.start_call(state, info[1], channel.table)
             reference.connect_four_agent(ProxyGame(channel, root, info), root, 3.0)
             served += channel.count
         return served

@@ -261,18 +261,16 @@ class StudentProcess(PipeEnds, Holding):
         States are values, as the protocol promises: a position has one random token in every
         call of this process's life (`self.tokens`), so a transposition finds the same state and
         a table kept between calls finds its positions again, as on the real game. A call asks
-        only for states sent in it: `served` maps its tokens to their entries (`tokens.Entry`:
-        state, legal actions, ...).
-        `outcome.carried` counts the positions of earlier calls it answered without a search.
+        only for states sent in it (`served`: token -> `tokens.Entry`). `outcome.carried`
+        counts the positions of earlier calls it answered without a search.
         """
         started = time.monotonic()
         self._call_seconds = self.limits.timeout if timeout is None else timeout
         deadline = started + self._call_seconds
         outcome = CallOutcome(status="crashed")
         self._watch_cpu(cpu_seconds, meter)
-        info = _info(game, state, evaluate)
-        table = self.tokens.served_table(game, evaluate)
-        root, served = self.tokens.start_call(state, info[1], table)
+        info, tokens = _info(game, state, evaluate), self.tokens
+        root, served = tokens.start_call(state, info[1], tokens.served_table(game, evaluate))
         parents: set[int] = set()
         try:
             self._send(
@@ -288,7 +286,7 @@ class StudentProcess(PipeEnds, Holding):
                 },
                 deadline,
             )
-            names, most = (served, parents, self.tokens, table), (max_states, state_budget)
+            names, most = (served, parents, self.tokens), (max_states, state_budget)
             message = self._serve(game, evaluate, names, outcome, record, deadline, most)
             op = message.get("op")
             if op == "return":
@@ -318,7 +316,7 @@ class StudentProcess(PipeEnds, Holding):
         self,
         game: Game,
         evaluate,
-        names: tuple[dict, set, Tokens, dict],
+        names: tuple[dict, set, Tokens],
         outcome: CallOutcome,
         record: bool,
         deadline: float,
@@ -331,10 +329,11 @@ class StudentProcess(PipeEnds, Holding):
         parent is its entry's link (`Tokens.served_table`: the whole frame kept, one list
         look-up), else `Tokens.child` computes its entry once; it is counted, and recorded,
         every time. A position served before in this run keeps its token (see `call`);
-        `parents` gets each state a child is asked of. `names` is (served, parents, tokens,
-        the call's served table); `most` is (max_states, state_budget), as `call` was given.
+        `parents` gets each state a child is asked of. `names` is (served, parents, tokens);
+        `most` is (max_states, state_budget), as `call` was given.
         """
-        served, parents, tokens, table = names
+        served, parents, tokens = names
+        table = tokens.served_table(game, evaluate)  # the call's, as `call` started it
         new_child, generated, count = tokens.child, outcome.generated if record else None, 0
         read, write, monotonic, read_fd, write_fd = os.read, os.write, time.monotonic, *self._fds()
         head, whole, unpack_request = _REQUEST_HEAD, _REQUEST_FRAME, _TOKEN_INDEX.unpack_from
