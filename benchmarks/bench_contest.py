@@ -128,7 +128,7 @@ class _ServedInProcess:
             return {"out_of_states": self.budget}
         child = found[2][index]
         if child is None:
-            child = self.tokens.child(self.table, GAME, GAME.evaluate, found, index)
+            child = self.tokens.child(self.table, found, index)
         self.count += 1
         self.served[child[4]] = child
         info = None if known is None else known.get(child[4])

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import marshal
 import os
+import random
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from autograder.sandbox import Limits, StudentProcess, build_import_view, tokens
+from autograder.sandbox.connect_four_children import child_info, child_position
 from autograder.sandbox.tokens import Tokens
-from autograder.sandbox.wire import _info
+from autograder.sandbox.wire import _child, _info, child_frame
 from games import GameTree, TicTacToe
 from games.connect_four import ConnectFour
 
@@ -39,7 +41,7 @@ def test_a_child_asked_for_again_is_its_first_entry_with_the_same_token_and_fram
     named, table, root, served = _served(CONNECT_FOUR, CONNECT_FOUR.evaluate, state)
     found = served[root]
     assert found[2] == [None] * 7 and found[3] == b""  # a root has no frame until it is a child
-    first = named.child(table, CONNECT_FOUR, CONNECT_FOUR.evaluate, found, 2)
+    first = named.child(table, found, 2)
     assert found[2][2] is first  # the link `_serve` follows next time
     child_state, actions, children, frame, token = first
     assert child_state == CONNECT_FOUR.result(state, 3)  # found's third column
@@ -53,7 +55,13 @@ def test_a_child_asked_for_again_is_its_first_entry_with_the_same_token_and_fram
     assert again_root == root and again[root] is found and found[2][2] is first
 
 
-def test_a_transposition_shares_one_entry_and_a_root_gets_its_frame_when_it_is_a_child() -> None:
+def test_a_transposition_shares_one_entry_and_a_root_gets_its_frame_when_it_is_a_child(
+    monkeypatch,
+) -> None:
+    computed = []
+    monkeypatch.setattr(
+        tokens, "child_info", lambda *args: computed.append(args) or child_info(*args)
+    )
     named, table, root, served = _served(CONNECT_FOUR, None, ConnectFour.from_moves("4"))
     later = ConnectFour.from_moves("4453")  # a root first, then reached as "4" 4 5 3 and 3 5 4
     later_root, later_served = named.start_call(later, CONNECT_FOUR.actions(later), table)
@@ -62,11 +70,12 @@ def test_a_transposition_shares_one_entry_and_a_root_gets_its_frame_when_it_is_a
     for path in ((4, 5, 3), (3, 5, 4)):
         entry = served[root]
         for column in path:
-            entry = named.child(table, CONNECT_FOUR, None, entry, column - 1)
+            entry = named.child(table, entry, column - 1)
         reached.append(entry)
     assert reached[0] is reached[1] and reached[0][4] == later_root  # one entry, one token
     assert reached[0][3] and int.from_bytes(reached[0][3][5:13], "big") == later_root
     assert table[later_root] is reached[0]
+    assert len(computed) == 5  # the position reached twice was computed once
 
 
 def test_another_evaluation_or_another_game_serves_its_own_frames() -> None:
@@ -76,7 +85,7 @@ def test_another_evaluation_or_another_game_serves_its_own_frames() -> None:
     for evaluate in (CONNECT_FOUR.evaluate, lambda s: 0.5, None):
         table = named.served_table(CONNECT_FOUR, evaluate)
         root, served = named.start_call(state, CONNECT_FOUR.actions(state), table)
-        child = named.child(table, CONNECT_FOUR, evaluate, served[root], 0)
+        child = named.child(table, served[root], 0)
         frames.append(marshal.loads(child[3][13:])[4])
         assert child[4] == named.named[child[0]]  # one token per position, whatever is served
     assert frames[0] == CONNECT_FOUR.evaluate(CONNECT_FOUR.result(state, 1))
@@ -86,8 +95,8 @@ def test_another_evaluation_or_another_game_serves_its_own_frames() -> None:
         tree = GameTree(leaves)
         table = named.served_table(tree, None)
         root, served = named.start_call((), tree.actions(()), table)
-        left = named.child(table, tree, None, served[root], 0)
-        leaf = named.child(table, tree, None, left, 1)
+        left = named.child(table, served[root], 0)
+        leaf = named.child(table, left, 1)
         assert marshal.loads(leaf[3][13:])[3] == leaves[0][1]
 
 
@@ -95,7 +104,7 @@ def test_the_table_starts_again_when_full_and_its_entries_stay_right(monkeypatch
     monkeypatch.setattr(tokens, "SERVED_MOST", 3)
     game = TicTacToe()
     named, table, root, served = _served(game, None, game.initial_state())
-    children = [named.child(table, game, None, served[root], index) for index in range(9)]
+    children = [named.child(table, served[root], index) for index in range(9)]
     assert len(table) <= 3
     for index, child in enumerate(children):
         assert served[root][2][index] is child  # the call's links survive the table's restart
@@ -108,11 +117,11 @@ def test_new_tokens_for_the_run_start_every_table_again() -> None:
     game = TicTacToe()
     table = named.served_table(game, None)
     root, served = named.start_call(game.initial_state(), game.actions(game.initial_state()), table)
-    old = [named.child(table, game, None, served[root], index) for index in range(4)]
+    old = [named.child(table, served[root], index) for index in range(4)]
     new_root, served = named.start_call(game.initial_state(), old[0][1], table)  # past `most`
     assert list(table) == [new_root] and new_root != root  # nothing of the old tokens left
     assert named.served_table(game, None) is table
-    again = named.child(table, game, None, served[new_root], 0)
+    again = named.child(table, served[new_root], 0)
     assert again[4] != old[0][4] and again[4] == named.named[again[0]]
     assert int.from_bytes(again[3][5:13], "big") == again[4]
 
@@ -192,3 +201,26 @@ def test_the_runner_decodes_a_child_once_a_call_and_the_grader_s_frame_decides_t
     finally:
         for descriptor in (to_runner, from_grader, to_grader, from_runner):
             os.close(descriptor)
+
+
+def test_the_contest_s_road_looks_a_position_up_and_frames_it_as_the_shared_road_does() -> None:
+    """`child_position` is the child's position (equal and hashed alike), and `child_frame`
+    the very bytes the shared road (`wire._child`) serves, on every move of random games."""
+    rng, checked = random.Random(3), 0
+    for _ in range(30):
+        state = CONNECT_FOUR.initial_state()
+        while not CONNECT_FOUR.is_terminal(state):
+            legal = CONNECT_FOUR.actions(state)
+            for index, column in enumerate(legal):
+                child = CONNECT_FOUR.result(state, column)
+                position = child_position(state, column)
+                assert position == child and hash(position) == hash(child)
+                token = rng.getrandbits(64)
+                _, actions, header, encoded = _child(
+                    CONNECT_FOUR, CONNECT_FOUR.evaluate, state, legal, index
+                )
+                info = _info(CONNECT_FOUR, child, CONNECT_FOUR.evaluate)
+                assert child_frame(token, info) == header + token.to_bytes(8, "big") + encoded
+                checked += 1
+            state = CONNECT_FOUR.result(state, rng.choice(legal))
+    assert checked > 2000

@@ -78,6 +78,19 @@ def _remember(state: ConnectFourState, raw: int) -> None:
     _RAW[state] = raw
 
 
+def child_position(parent: ConnectFourState, column: int) -> tuple[int, int]:
+    """The stones of `parent`'s child by `column` as a plain pair, which equals (and hashes as)
+    the child's `ConnectFourState`: to look the position up before computing what is served."""
+    x_stones, o_stones = parent
+    occupied = x_stones | o_stones
+    stone = (occupied + BOTTOM_CELLS[column - 1]) & COLUMN_MASKS[column - 1]
+    return (
+        (x_stones | stone, o_stones)
+        if occupied.bit_count() % 2 == 0
+        else (x_stones, o_stones | stone)
+    )
+
+
 def child_info(parent: ConnectFourState, legal: list, index: int, evaluated: bool) -> tuple:
     """(the child of `parent` by its legal column `legal[index]`, its `wire._info` tuple):
     `legal` are the parent's columns as served, so it has no four in a row yet; `evaluated`:

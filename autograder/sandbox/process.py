@@ -376,7 +376,7 @@ class StudentProcess(PipeEnds, Holding):
                 parents.add(token)
                 child = found[2][index]
                 if child is None:
-                    child = new_child(table, game, evaluate, found, index)
+                    child = new_child(table, found, index)
                 count += 1
                 if generated is not None:
                     generated.append(child[0])

@@ -6,7 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from autograder.sandbox.wire import _CHILDREN, _random_tokens, _stored_child
+from autograder.sandbox.connect_four_children import child_info, child_position
+from autograder.sandbox.wire import (
+    _CHILDREN,
+    _random_tokens,
+    _stored_child,
+    child_frame,
+    from_the_parent,
+)
 
 POSITIONS = 1 << 18
 """The most positions a run's table keeps between calls: a grading run of the reference on
@@ -49,10 +56,10 @@ class Tokens:
         self._expanded: set[int] = set()  # positions an earlier call generated a child of
         self._evaluated: set[int] = set()  # met unexpanded by an earlier depth-limited call
         self._rooted: dict[str, set[int]] = {}  # "value" or "decision" -> roots expanded
-        self._tables: dict[tuple, dict[int, Entry]] = {}  # see `served_table`
+        self._tables: dict[tuple, ServedTable] = {}  # see `served_table`
 
     def start_call(
-        self, state: Any, actions: list, table: dict[int, Entry] | None = None
+        self, state: Any, actions: list, table: ServedTable | None = None
     ) -> tuple[int, dict[int, tuple]]:
         """A new call from `state`: its token, and the call's `served` map with only the root
         (its `Entry` in `table`, the call's `served_table`, if given; else (state, actions)).
@@ -77,7 +84,15 @@ class Tokens:
             entry = table[root] = (state, actions, [None] * len(actions), b"", root)
         return root, {root: entry}
 
-    def served_table(self, game: Any, evaluate: Any) -> dict[int, Entry]:
+    def new(self, state: Any) -> int:
+        """A token for a position never served in this run (`named` does not hold it)."""
+        token = next(self._fresh)
+        while token in self.states:  # 64 random bits: never in practice
+            token = next(self._fresh)
+        self.named[state], self.states[token] = token, state
+        return token
+
+    def served_table(self, game: Any, evaluate: Any) -> ServedTable:
         """The entries of the positions served so far with `game` and `evaluate`, by token.
 
         An entry keeps its position's frame and links to its children's entries once they are
@@ -92,37 +107,54 @@ class Tokens:
         if table is None:
             if len(self._tables) >= TABLES:  # an evaluation made anew for every call
                 self._tables.clear()
-            table = self._tables[key] = {}
+            table = self._tables[key] = ServedTable(game, evaluate)
         return table
 
-    def child(
-        self, table: dict[int, Entry], game: Any, evaluate: Any, found: Entry, index: int
-    ) -> Entry:
+    def child(self, table: ServedTable, found: Entry, index: int) -> Entry:
         """The entry of the child of `found` (an entry of `table`) by its action number `index`,
-        the first time it is asked for from `found`: computed (or taken from `wire._CHILDREN`,
-        shared by every run), named, kept in `table` and linked from `found`."""
-        key = (game, evaluate, found[0], index)
-        state, actions, header, encoded = _CHILDREN.get(key) or _stored_child(key, found, index)
-        token = self.named.get(state)
-        if token is None:
-            token = self.new(state)
-        entry = table.get(token)
-        if entry is None or not entry[3]:  # new, or known only as a root: it needs its frame
-            if len(table) >= SERVED_MOST:
-                table.clear()  # entries the call holds stay right: tokens do not change here
-            children = [None] * len(actions) if entry is None else entry[2]
-            frame = header + token.to_bytes(8, "big") + encoded
-            entry = table[token] = (state, actions, children, frame, token)
+        the first time it is asked for from `found`: named, kept in `table` and linked from
+        `found`. A position `table` holds already (a transposition, or a position of an earlier
+        call) is that entry; else its info is computed, from its parent's in the contest's game
+        (`connect_four_children`), or taken from `wire._CHILDREN`, which every run shares."""
+        if table.from_the_parent:
+            entry = self._child_from_the_parent(table, found, index)
+        else:
+            key = (table.game, table.evaluate, found[0], index)
+            state, actions, header, encoded = _CHILDREN.get(key) or _stored_child(key, found, index)
+            token = self.named.get(state)
+            if token is None:
+                token = self.new(state)
+            entry = table.get(token)
+            if entry is None or not entry[3]:  # new, or known only as a root: it needs its frame
+                frame = header + token.to_bytes(8, "big") + encoded
+                entry = self._kept(table, state, actions, frame, token, entry)
         found[2][index] = entry
         return entry
 
-    def new(self, state: Any) -> int:
-        """A token for a position never served in this run (`named` does not hold it)."""
-        token = next(self._fresh)
-        while token in self.states:  # 64 random bits: never in practice
-            token = next(self._fresh)
-        self.named[state], self.states[token] = token, state
-        return token
+    def _child_from_the_parent(self, table: ServedTable, found: Entry, index: int) -> Entry:
+        """`child` in the contest's game: the position first, and what is served of it computed
+        from its parent's only if `table` lacks it (a search meets many transpositions)."""
+        parent, legal = found[0], found[1]
+        token = self.named.get(child_position(parent, legal[index]))
+        entry = None if token is None else table.get(token)
+        if entry is None or not entry[3]:
+            state, info = child_info(parent, legal, index, table.evaluate is not None)
+            if token is None:
+                token = self.new(state)
+            entry = self._kept(table, state, info[1], child_frame(token, info), token, entry)
+        return entry
+
+    @staticmethod
+    def _kept(
+        table: ServedTable, state: Any, actions: list, frame: bytes, token: int, known: Entry | None
+    ) -> Entry:
+        """A new entry kept in `table`: with the children of `known` (the position's entry as
+        a root, without a frame) if any, else with none asked for yet."""
+        if len(table) >= SERVED_MOST:
+            table.clear()  # entries the call holds stay right: tokens do not change here
+        children = [None] * len(actions) if known is None else known[2]
+        table[token] = entry = (state, actions, children, frame, token)
+        return entry
 
     def carried(
         self,
@@ -205,3 +237,15 @@ def depth_of(function: str, args: tuple) -> int | None:
     first), else None."""
     graded = function.endswith(("_value", "_decision")) and type(args[0]) is int
     return args[0] if graded else None
+
+
+class ServedTable(dict):
+    """The entries of the positions served with one game and one evaluation, by token (see
+    `Tokens.served_table`), and how their children are computed (`Tokens.child`)."""
+
+    __slots__ = ("game", "evaluate", "from_the_parent")
+
+    def __init__(self, game: Any, evaluate: Any) -> None:
+        super().__init__()
+        self.game, self.evaluate = game, evaluate
+        self.from_the_parent = from_the_parent(game, evaluate)

@@ -95,14 +95,25 @@ def _child(game: Game, evaluate, parent: Any, legal: list, index: int) -> tuple:
     """The child of `parent` by its action number `index`: (state, legal actions, the start of
     its frame up to the token, its info marshalled for the student). Games are deterministic,
     so `_CHILDREN` may keep it."""
-    if type(game) is ConnectFour and (evaluate is None or evaluate == game.evaluate):
-        # the contest's game: the same info, computed from the parent's (see the module)
+    if from_the_parent(game, evaluate):
         state, info = child_info(parent, legal, index, evaluate is not None)
     else:
         state = game.result(parent, legal[index])
         info = _info(game, state, evaluate)
     encoded = marshal.dumps(info)
     return state, info[1], _LENGTH.pack(_CHILD.size - 4 + len(encoded)) + b"c", encoded
+
+
+def from_the_parent(game: Game, evaluate) -> bool:
+    """Whether a child's info is computed from its parent's (`connect_four_children`): in the
+    contest's game, served with its own evaluation or none."""
+    return type(game) is ConnectFour and (evaluate is None or evaluate == game.evaluate)
+
+
+def child_frame(token: int, info: tuple) -> bytes:
+    """The whole frame serving a child: its length, b"c", its token, its info marshalled."""
+    encoded = marshal.dumps(info)
+    return _CHILD.pack(_CHILD.size - 4 + len(encoded), b"c", token) + encoded
 
 
 def _stored_child(key: tuple, found: tuple, index: int) -> tuple:
