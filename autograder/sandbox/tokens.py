@@ -1,5 +1,6 @@
 """The tokens that stand for states on the wire: one per position for a whole run, as on the
-real game, and random, so a submission can name only the states it was sent."""
+real game, and random, so a submission can name only the states it was sent; and what was served
+under them (`Tokens.served_table`), so a position served again costs the grader a look-up."""
 
 from __future__ import annotations
 
