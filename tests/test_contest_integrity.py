@@ -13,13 +13,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
+from busy import spinning
 from example_class import make_class
 
 import solutions.agent
@@ -159,31 +158,17 @@ def connect_four_agent(game, state, seconds):
 """
 
 
-def _spinners(count: int) -> list[subprocess.Popen]:
-    """`count` processes spinning, each returned once it has started to spin (on a busy machine
-    an interpreter takes a while to start, and the wait the test is about would not happen)."""
-    spin = [sys.executable, "-c", "print('spinning', flush=True)\nwhile True: pass"]
-    spinners = [subprocess.Popen(spin, stdout=subprocess.PIPE) for _ in range(count)]
-    for spinner in spinners:
-        spinner.stdout.readline()
-    return spinners
-
-
 def test_an_honest_agent_waiting_for_a_cpu_is_not_charged_for_the_wait(view: Path) -> None:
     """Three processes spin on the two cores: the agent's 0.3 s of CPU take longer than its
     0.5 s on the wall clock, and the move is still in time, charged about its CPU."""
     agent = StudentAgent("honest", [(1, BUSY.format(share=0.6))], view, LIMITS)
     assert agent.load_error == ""
-    spinners = _spinners(3)
     try:
-        started = time.monotonic()
-        choice = agent.choose(GAME.initial_state(), Allowance(100, seconds=0.5))
-        took = time.monotonic() - started
+        with spinning(3):
+            started = time.monotonic()
+            choice = agent.choose(GAME.initial_state(), Allowance(100, seconds=0.5))
+            took = time.monotonic() - started
     finally:
-        for spinner in spinners:
-            spinner.kill()
-            spinner.wait()
-            spinner.stdout.close()
         agent.close()
     assert choice.status == "moved", choice.error
     assert choice.seconds < 0.5 and (took > 0.5 or os.cpu_count() > 2), (choice.seconds, took)
