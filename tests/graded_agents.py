@@ -1,21 +1,26 @@
-"""The example class's contest agents graded once, at the grading's allowance, for the modules
-that read their records.
+"""The example class's contest agents graded once for the modules that read their records:
+at the grading's allowance, and twice at a small allowance beside it.
 
 `python -m autograder grade --assignment connect_four` with the default allowance is the
 costliest run of the contest's tests (half a minute on an idle 2-core machine):
 `test_contest_grades.py` checks the grades it gives, `test_contest_kernel.py` that nbgrader's
-hidden cells give the points its records give. It is made once per test process (a
-pytest-xdist worker), by whichever test asks first, and the tests that read it are in one xdist
-group, `GROUP`, so that a single worker makes it. Import it as `from graded_agents import ...`
+hidden cells give the points its records give. Two more runs of the same agents at a small
+allowance start with it, and must give the very same games and grades although each competes
+for the two cores with the other and with the long run (`test_contest_load.py`): the long run
+is their load, and useful work. The three runs are made once per test process (a pytest-xdist
+worker), by whichever test asks first; the tests that read them are in one xdist group,
+`GROUP`, so that a single worker makes them. Import it as `from graded_agents import ...`
 (pytest puts tests/ on the path).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -25,27 +30,77 @@ from autograder.platforms.nbgrader_export import slug
 
 ROOT = Path(__file__).resolve().parents[1]
 CLASS = ROOT / "examples" / "class"
-GROUP = "example-agents-at-the-grading-allowance"
-"""The xdist group of every test that reads the run (`pytest.mark.xdist_group(GROUP)`)."""
+GROUP = "example-agents-graded"
+"""The xdist group of every test that reads the runs (`pytest.mark.xdist_group(GROUP)`)."""
 
-_RUN: dict[str, Path] = {}
+SMALL_ALLOWANCE = ("--move-states", "100", "--move-seconds", "0.25")
+"""The two short runs' allowance: the rules are the same at any allowance (the grades are not).
+At 100 states the reference agent still deepens until its budget is spent, and an agent's own
+CPU time a move (some hundredths of a second) stays far below the 0.25 s it may use."""
+
+SAFETY_NET = 900
+"""Seconds after which a run is stopped and its test fails: a safety net only (the long run
+takes about a minute beside the short ones on an idle machine, several at load 16)."""
 
 
-def graded_agents(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The output folder of the example agents' grading run at the default allowance (two
-    workers, as an instructor runs it), made on the first call in this process."""
-    if "out" not in _RUN:
+@dataclass(frozen=True)
+class ContestRuns:
+    """The runs' output folders, and whether the long run was still going when each short run
+    ended (so that it was their load from start to end)."""
+
+    grading: Path
+    small: tuple[Path, ...]
+    beside_the_grading_run: tuple[bool, ...]
+
+
+_RUNS: list[ContestRuns] = []
+
+
+def contest_runs(tmp_path_factory: pytest.TempPathFactory) -> ContestRuns:
+    """The example agents graded at the default allowance and, at the same time, twice at
+    `SMALL_ALLOWANCE` (each run with two workers, as an instructor runs it); made on the first
+    call in this process."""
+    if not _RUNS:
         submissions = tmp_path_factory.mktemp("agents")
         for student in make_class.AGENTS:
             shutil.copy(CLASS / f"{student}.ipynb", submissions)
-        out = tmp_path_factory.mktemp("agents-graded")
-        command = [sys.executable, "-m", "autograder", "grade", str(submissions), "--out",
-                   str(out), "--assignment", "connect_four", "--quiet",
-                   "--workers", "2"]  # fmt: skip
-        graded = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
-        assert graded.returncode == 0, graded.stderr
-        _RUN["out"] = out
-    return _RUN["out"]
+        grading = tmp_path_factory.mktemp("agents-at-the-grading-allowance")
+        small = tuple(tmp_path_factory.mktemp("agents-at-a-small-allowance") for _ in range(2))
+        with contextlib.ExitStack() as stack:
+            long_run = _start(stack, submissions, grading, ())
+            short_runs = [_start(stack, submissions, out, SMALL_ALLOWANCE) for out in small]
+            beside = []
+            for run in short_runs:
+                _finish(run)
+                beside.append(long_run[0].poll() is None)
+            _finish(long_run)
+        _RUNS.append(ContestRuns(grading, small, tuple(beside)))
+    return _RUNS[0]
+
+
+def _start(
+    stack: contextlib.ExitStack, submissions: Path, out: Path, allowance: tuple[str, ...]
+) -> tuple[subprocess.Popen, Path]:
+    """Start a grading run of the agents into `out`; it is stopped when `stack` closes."""
+    command = [sys.executable, "-m", "autograder", "grade", str(submissions), "--out", str(out),
+               "--assignment", "connect_four", *allowance, "--quiet", "--workers", "2"]  # fmt: skip
+    error = out.with_name(out.name + ".stderr")
+    with error.open("w") as stderr:  # a file: a run never waits for anyone to read it
+        run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr)
+    stack.callback(_stop, run)
+    return run, error
+
+
+def _finish(started: tuple[subprocess.Popen, Path]) -> None:
+    run, error = started
+    assert run.wait(timeout=SAFETY_NET) == 0, error.read_text()
+
+
+def _stop(run: subprocess.Popen) -> None:
+    """End a run no test waits for any more (another failed), as a run is meant to be ended."""
+    if run.poll() is None:
+        run.terminate()
+        run.wait(timeout=60)
 
 
 def record(out: Path, student: str) -> dict:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from example_class import make_class
-from graded_agents import GROUP, graded_agents, record
+from graded_agents import GROUP, contest_runs, record
 
 from autograder.contest.referee import OPENINGS, Allowance, FunctionPlayer, play_game
 from games import MAX, MIN, OutOfStates
@@ -65,7 +65,7 @@ def test_the_example_class_expects_a_grade_of_every_agent() -> None:
 
 @pytest.fixture(scope="module")
 def agents_graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return graded_agents(tmp_path_factory)
+    return contest_runs(tmp_path_factory).grading
 
 
 @pytest.mark.slow

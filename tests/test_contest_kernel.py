@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from example_class import make_class
-from graded_agents import GROUP, graded_agents, group_points
+from graded_agents import GROUP, contest_runs, group_points
 
 import solutions.agent
 from autograder.contest import grade as contest_grade
@@ -247,7 +247,7 @@ def test_each_cell_earns_the_points_the_grader_gives_its_group(
 
 @pytest.fixture(scope="module")
 def agents_graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return graded_agents(tmp_path_factory)
+    return contest_runs(tmp_path_factory).grading
 
 
 NOTEBOOK_IMPORTS = "import math\nimport random\n\nfrom games import MAX, MIN, OutOfStates\n"
