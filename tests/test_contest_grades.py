@@ -5,7 +5,7 @@ deeper) beats bob over the eight openings with both colours, and is graded above
 the rules that paid all or nothing over two games a level graded him 5 points below. The
 example class's agents are graded at the grading's allowance and must get the grades
 `examples/make_class.py` states (`CONTEST_GRADES`, written into examples/README.md): that run is
-`tests/graded_agents.py`'s, shared with `test_contest_kernel.py`.
+`tests/graded_agents.py`'s, shared with `test_contest_kernel.py` and `test_contest_load.py`.
 """
 
 from __future__ import annotations
