@@ -500,11 +500,12 @@ def test_an_agent_cannot_think_on_its_opponents_time(view: Path, isolation: str)
 def test_an_agent_stuck_in_a_loop_is_stopped_twice_then_no_longer_asked(
     view: Path,
 ) -> None:
-    """Loading takes a second and every move computes forever: two moves are stopped at
-    their CPU time (each restarting the process), and the later ones are forfeited at once, so
-    the game is over in seconds, not minutes, and it is the same game on every run."""
+    """Loading takes a third of a second and every move computes forever: two moves are
+    stopped at their CPU time (each restarting the process), and the later ones are forfeited at
+    once, so the game is over in about a second, not after a restart for each of its twenty-odd
+    moves, and it is the same game on every run."""
     cells = [
-        (1, "import time\ntime.sleep(1)\n"),
+        (1, "import time\ntime.sleep(0.3)\n"),
         (2, "def connect_four_agent(g, s, t):\n    while True:\n        pass\n"),
     ]
     agent = StudentAgent("slow", cells, view, LIMITS)

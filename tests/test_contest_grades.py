@@ -4,27 +4,24 @@ A stronger agent head to head must not be graded lower: dan (bob's three-ply sea
 deeper) beats bob over the eight openings with both colours, and is graded above him, though
 the rules that paid all or nothing over two games a level graded him 5 points below. The
 example class's agents are graded at the grading's allowance and must get the grades
-`examples/make_class.py` states (`CONTEST_GRADES`, written into examples/README.md).
+`examples/make_class.py` states (`CONTEST_GRADES`, written into examples/README.md): that run is
+`tests/graded_agents.py`'s, shared with `test_contest_kernel.py` and `test_contest_load.py`.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import random
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from example_class import make_class
+from graded_agents import GROUP, contest_runs, record
 
 from autograder.contest.referee import OPENINGS, Allowance, FunctionPlayer, play_game
 from games import MAX, MIN, OutOfStates
 
 ROOT = Path(__file__).resolve().parents[1]
-CLASS = ROOT / "examples" / "class"
 
 
 MAKE_CLASS = make_class
@@ -66,21 +63,15 @@ def test_the_example_class_expects_a_grade_of_every_agent() -> None:
         assert f"| `{student}` | {grade:g} |" in readme
 
 
+@pytest.fixture(scope="module")
+def agents_graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return contest_runs(tmp_path_factory).grading
+
+
 @pytest.mark.slow
+@pytest.mark.xdist_group(GROUP)
 def test_the_example_agents_get_their_stated_grades_at_the_grading_allowance(
-    tmp_path: Path,
+    agents_graded: Path,
 ) -> None:
-    submissions = tmp_path / "agents"
-    submissions.mkdir()
-    for student in MAKE_CLASS.AGENTS:
-        shutil.copy(CLASS / f"{student}.ipynb", submissions)
-    out = tmp_path / "out"
-    command = [sys.executable, "-m", "autograder", "grade", str(submissions), "--out", str(out)]
-    command += ["--assignment", "connect_four", "--quiet", "--workers", "2"]
-    graded = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert graded.returncode == 0, graded.stderr
-    scores = {}
-    for student in MAKE_CLASS.AGENTS:
-        saved = json.loads((out / student / "results.json").read_text(encoding="utf-8"))
-        scores[student] = saved["extra_data"]["record"]["score"]
+    scores = {student: record(agents_graded, student)["score"] for student in MAKE_CLASS.AGENTS}
     assert scores == MAKE_CLASS.CONTEST_GRADES

@@ -1,10 +1,10 @@
 """A submission that starts busy processes everywhere cannot take its neighbour's CPU.
 
 The hog forks 30 processes at import, each in a session of its own and re-pinned to every CPU,
-which spin while its calls sleep (2 s each, until its function's third of the 30 s budget is
-spent: 10 s of hogging, several times what the honest submission takes). An honest submission
-graded beside it (two workers, so at the same time) must get the same grade, in not much more
-time than when graded alone.
+which spin while its first three calls sleep (1 s each: 3 s of hogging, several times what the
+honest submission takes, about half a second; its later calls return at once, and the run ends).
+An honest submission graded beside it (two workers, so at the same time) must get the same
+grade, in not much more time than when graded alone.
 """
 
 from __future__ import annotations
@@ -34,8 +34,13 @@ for _ in range(30):
         os._exit(0)
 
 
+CALLS = []
+
+
 def minimax_value(game, state):
-    time.sleep(2)
+    CALLS.append(state)
+    if len(CALLS) <= 3:
+        time.sleep(1)
     return 0
 """
 

@@ -29,7 +29,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
     # The per-call limit is far above what any call takes: the looping search reaches its cap of
     # 50,000 states in about 1.4 s idle (27 microseconds a served state), and must meet the cap
     # first on a machine 10 times slower (a limit of 3 s failed at load 14); the sleeper's calls
-    # (2.8 s each) are stopped by the budgets only.
+    # (1.6 s each) are stopped by the budgets only: each of its two functions by its third of the
+    # 9 s after its second call.
     folder = tmp_path_factory.mktemp("class")
     (folder / "honest.py").write_text(reference_source())
     for path in HERE.glob("*.py"):
@@ -81,7 +82,9 @@ def test_a_search_looping_through_result_is_stopped_at_the_state_cap(graded: dic
 
 
 def test_a_record_over_the_size_cap_is_trimmed_with_a_note() -> None:
-    verdict = Verdict("i", False, "e", "g" * 5000, "h", visited=((0,),) * 1000)
+    # 5.7 MB of JSON, 44 times the cap (a thousand states drawn a verdict, 10 MB, took 2 s to
+    # build and measure, for the same trimming)
+    verdict = Verdict("i", False, "e", "g" * 5000, "h", visited=((0,),) * 100)
     group = GroupResult("g", "minimax_value", 0, 5, (verdict,) * 200)
     rule = RuleResult("minimax_value", "", 0, 25, (group,) * 5)
     record = GradeRecord("s", "graded", 0, 25, rules=(rule,), output="o" * 10_000)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -26,11 +27,13 @@ def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_import_view(tmp_path_factory.mktemp("view"))
 
 
-def grade_source(source: str, directory: Path, view: Path, name: str = "student") -> GradeRecord:
+def grade_source(
+    source: str, directory: Path, view: Path, name: str = "student", limits: Limits = FAST
+) -> GradeRecord:
     path = directory / f"{name}.py"
     path.write_text(textwrap.dedent(source), encoding="utf-8")
     submission = Submission(name, (path,))
-    return grade(submission, load(submission), Settings(FAST, view))
+    return grade(submission, load(submission), Settings(limits, view))
 
 
 def points(record: GradeRecord) -> dict[str, float]:
@@ -172,8 +175,11 @@ def test_flooding_the_output_is_capped_and_grading_goes_on(tmp_path: Path, view:
 def test_an_infinite_loop_at_import_times_out_without_blocking_the_grade(
     tmp_path: Path, view: Path
 ) -> None:
-    record = grade_source("while True:\n    pass\n", tmp_path, view)
-    assert record.score == 0 and "no answer within" in record.status
+    # a second to load: the loop never ends, so any limit shows it (and a start slowed by a busy
+    # machine would time out the same way)
+    quick = dataclasses.replace(FAST, load_timeout=1.0)
+    record = grade_source("while True:\n    pass\n", tmp_path, view, limits=quick)
+    assert record.score == 0 and "no answer within 1 s" in record.status
 
 
 def test_background_processes_are_gone_after_grading(tmp_path: Path, view: Path) -> None:
@@ -249,11 +255,12 @@ def test_flooding_requests_without_reading_the_answers_times_out_instead_of_hang
             "    time.sleep(60)\n",
         )
     ]
-    process = StudentProcess(cells, ["alphabeta_value"], view, FAST)
+    limits = dataclasses.replace(FAST, timeout=1.5)  # the call never returns: any limit shows it
+    process = StudentProcess(cells, ["alphabeta_value"], view, limits)
     try:
         process.start()
         outcome = process.call("alphabeta_value", TicTacToe(), TicTacToe().initial_state())
-        assert outcome.status == "timeout" and outcome.seconds < FAST.timeout + 2
+        assert outcome.status == "timeout" and outcome.seconds < limits.timeout + 2
         assert 0 < outcome.states_generated < 20_000
     finally:
         process.close()

@@ -211,7 +211,7 @@ def test_the_example_class_plays_its_tournament(tmp_path: Path) -> None:
     too (he is not ranked here)."""
     out = tmp_path / "out"
     command = [sys.executable, "-m", "autograder", "tournament", "examples/class", "--out"]
-    settings = ["--move-states", "200", "--seconds", "0.2", "--openings", "1", "--workers", "2",
+    settings = ["--move-states", "200", "--seconds", "0.1", "--openings", "1", "--workers", "2",
                 "--quiet"]  # fmt: skip
     ran = subprocess.run(
         [*command, str(out), *settings], cwd=ROOT, capture_output=True, text=True, timeout=300

@@ -256,8 +256,9 @@ def test_an_agent_cannot_read_back_what_it_printed(view: Path, isolation: str) -
 
 def test_a_slow_loader_costs_its_own_games_only(view: Path) -> None:
     """Started again, it computes forever while loading: stopped at its own load allowance of
-    CPU time, it loses that game; its opponent loses nothing."""
-    limits = dataclasses.replace(LIMITS, load_cpu_seconds=1.0)
+    CPU time, it loses that game; its opponent loses nothing. (Half a second of CPU: each of the
+    two restarts spends it all; the first-column agent loads in a few hundredths.)"""
+    limits = dataclasses.replace(LIMITS, load_cpu_seconds=0.5)
     games = _match(view, SLOW_RESTART, limits, openings=1)
     assert len(games) == 2
     faults = _faults(games, "hostile")
@@ -435,20 +436,31 @@ def connect_four_agent(game, state, seconds):
 
 @pytest.fixture(scope="module")
 def swiss_runs(tmp_path_factory) -> list[dict]:
-    """The same class's Swiss tournament, twice."""
+    """The same class's Swiss tournament, twice, both runs at once (the sleeper and the spinner
+    each spend their 2 s of loading in both runs side by side, not one run after the other)."""
     folder = tmp_path_factory.mktemp("swiss-class")
     for name, source in SWISS_CLASS.items():
         (folder / f"{name}.py").write_text(source)
-    runs = []
-    for _ in range(2):
-        out = tmp_path_factory.mktemp("swiss-out")
-        command = [sys.executable, "-m", "autograder", "tournament", str(folder), "--out",
-                   str(out), "--rounds", "3", "--move-states", "200", "--seconds", "0.5",
-                   "--load-seconds", "2", "--workers", "2", "--quiet"]  # fmt: skip
-        ran = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
-        assert ran.returncode == 0, ran.stderr
-        runs.append(json.loads((out / "tournament.json").read_text()))
-    return runs
+    outs = [tmp_path_factory.mktemp("swiss-out") for _ in range(2)]
+    errors = [tmp_path_factory.mktemp("swiss-stderr") / "stderr.txt" for _ in outs]
+    runs: list[subprocess.Popen] = []
+    try:
+        for out, error in zip(outs, errors, strict=True):
+            command = [sys.executable, "-m", "autograder", "tournament", str(folder), "--out",
+                       str(out), "--rounds", "3", "--move-states", "200", "--seconds", "0.5",
+                       "--load-seconds", "2", "--workers", "2", "--quiet"]  # fmt: skip
+            with error.open("w") as stderr:  # a file: a run never waits for us to read it
+                runs.append(
+                    subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr)
+                )
+        for run, error in zip(runs, errors, strict=True):
+            assert run.wait(timeout=300) == 0, error.read_text()
+    finally:
+        for run in runs:
+            if run.poll() is None:
+                run.kill()
+                run.wait()
+    return [json.loads((out / "tournament.json").read_text()) for out in outs]
 
 
 @pytest.mark.slow

@@ -24,7 +24,9 @@ def _hold_memory():
             try:
                 block = b"\x01" * (MIB * 1024 * 1024)
                 os.write(writer, b"1")
-                time.sleep(5 + len(block) % 2)
+                # Held until the parent has every report and kills it; at most 2 s, for which
+                # the parent waits when a sibling was killed before it could report.
+                time.sleep(2 + len(block) % 2)
             except MemoryError:
                 os.write(writer, b"0")
             finally:

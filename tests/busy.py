@@ -1,0 +1,33 @@
+"""Processes that keep the machine's CPUs busy while a test runs, for tests about load.
+
+Import it as `from busy import spinning` (pytest puts tests/ on the path).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+from collections.abc import Iterator
+
+SPIN = "print('spinning', flush=True)\nwhile True: pass"
+
+
+@contextlib.contextmanager
+def spinning(count: int) -> Iterator[list[subprocess.Popen]]:
+    """`count` processes that spin until the block ends, each yielded once it has started to
+    spin (on a busy machine an interpreter takes a while to start, and a test that only started
+    them would run beside no load at all). They are killed and reaped when the block ends."""
+    spinners: list[subprocess.Popen] = []
+    try:
+        for _ in range(count):
+            spinners.append(subprocess.Popen([sys.executable, "-c", SPIN], stdout=subprocess.PIPE))
+        for spinner in spinners:
+            assert spinner.stdout is not None and spinner.stdout.readline() == b"spinning\n"
+        yield spinners
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+            if spinner.stdout is not None:
+                spinner.stdout.close()
