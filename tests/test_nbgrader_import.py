@@ -13,14 +13,13 @@ import html
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import nbformat
 import pytest
 from example_class import make_class
+from nbgrader_runs import BIN, nbgrader_here
 
 pytest.importorskip("nbgrader")
 
@@ -32,7 +31,6 @@ from autograder.platforms.nbgrader_import import graded_cells  # noqa: E402
 from autograder.sandbox import jail_support  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
 CHEAT = "from solutions import minimax_decision, minimax_value  # the reference, in nbgrader\n"
 WRONG = (
     "def minimax_value(game, state):\n    return 0\n\n\n"
@@ -44,13 +42,9 @@ pytestmark = pytest.mark.slow
 
 
 def _nbgrader(course: Path, *args: str, check: bool = True) -> str:
-    environment = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    run = subprocess.run(
-        [str(BIN / "nbgrader"), *args], cwd=course, capture_output=True, text=True, timeout=600,
-        env=environment,
-    )  # fmt: skip
-    assert run.returncode == 0 or not check, run.stdout + run.stderr
-    return run.stdout + run.stderr
+    """`nbgrader ARGS` in `course`, run by nbgrader's application in this process (the same
+    argv, config and files as the command, without its start: `tests/nbgrader_runs.py`)."""
+    return nbgrader_here(course, *args, check=check)[1]
 
 
 def _hand_in(course: Path, student: str, solution: str | None, name: str = "minimax.ipynb") -> None:
@@ -333,10 +327,7 @@ def _validate(course: Path, student: str, tmp_path: Path) -> str:
             cell.source = code[meta["grade_id"]]
     path = tmp_path / f"{student}.ipynb"
     nbformat.write(notebook, path)
-    environment = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    done = subprocess.run([str(BIN / "nbgrader"), "validate", str(path)], cwd=course,
-                          capture_output=True, text=True, timeout=300, env=environment)  # fmt: skip
-    return done.stdout + done.stderr
+    return _nbgrader(course, "validate", str(path), check=False)
 
 
 def test_validate_reports_a_failing_self_check_and_passes_a_correct_notebook(
