@@ -9,16 +9,26 @@ worker. What a command changes of this process (the working directory, `sys.path
 environment its config sets, its log handlers) is put back when it ends. The tests that must see
 the command itself start it as a process (`nbgrader_command`).
 
+Each new gradebook also costs a process: nbgrader starts `alembic heads` to stamp it (about
+2.5 s of CPU). `new_gradebook` copies one made by nbgrader's `Gradebook` once per process
+instead, so that a course's first command finds its gradebook as that command would have
+created it.
+
 Import it as `from nbgrader_runs import nbgrader_here` (pytest puts tests/ on the path).
 """
 
 from __future__ import annotations
 
+import atexit
+import functools
 import io
 import logging
 import os
+import shutil
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -68,6 +78,38 @@ def nbgrader_here(course: Path, *args: str, check: bool = True) -> tuple[int, st
     text = printed.getvalue()
     assert status == 0 or not check, text
     return status, text
+
+
+def new_gradebook(course: Path) -> Path:
+    """Put an empty gradebook into `course` and return its path: the tables and the alembic
+    stamp nbgrader's `Gradebook` creates, without a course (nbgrader adds the course's own when
+    it first opens it)."""
+    target = course / "gradebook.db"
+    shutil.copyfile(_gradebook_template(), target)
+    return target
+
+
+@functools.cache
+def _gradebook_template() -> Path:
+    from nbgrader.api import Gradebook
+
+    folder = Path(tempfile.mkdtemp(prefix="nbgrader-gradebook-"))
+    atexit.register(shutil.rmtree, folder, True)
+    path = folder / "gradebook.db"
+    with _ONE_AT_A_TIME:
+        saved = dict(os.environ)
+        os.environ["PATH"] = _path_with_bin()  # for alembic
+        try:
+            Gradebook(f"sqlite:///{path}").close()
+        finally:
+            _restore(saved)
+    database = sqlite3.connect(path)
+    try:
+        with database:
+            database.execute("DELETE FROM course")  # the default course Gradebook adds
+    finally:
+        database.close()
+    return path
 
 
 def _restore(environment: dict[str, str]) -> None:

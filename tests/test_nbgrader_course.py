@@ -33,7 +33,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from example_class import make_class
-from nbgrader_runs import BIN, nbgrader_command, nbgrader_here
+from nbgrader_runs import BIN, nbgrader_command, nbgrader_here, new_gradebook
 
 pytest.importorskip("nbgrader")
 
@@ -166,6 +166,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     course.mkdir()
     shutil.copy(COURSE / "nbgrader_config.py", course)
     shutil.copytree(COURSE / "source", course / "source")
+    new_gradebook(course)
     with (
         pytest.MonkeyPatch.context() as patch,
         tempfile.TemporaryDirectory() as scratch,

@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from example_class import make_class
-from nbgrader_runs import BIN, nbgrader_here
+from nbgrader_runs import nbgrader_here, new_gradebook
 
 pytest.importorskip("nbgrader")
 
@@ -89,6 +89,23 @@ def _our_run_folders() -> set[str]:
     }
 
 
+DEMONSTRATION = "value = minimax_value(counted, counted.initial_state())"
+"""What the minimax notebook's demonstration cell does: search the whole tic-tac-toe tree with
+the student's function (549,945 states, about 1.5 s of CPU), to show the count. These tests
+read no output of it, and the course's notebook runs ten times here (five in nbgrader's kernel,
+three in the jail, two validations), so their course holds the assignment without that cell;
+`tests/test_nbgrader_course.py` runs the notebook as released."""
+
+
+def _source_without_the_demonstration(course: Path) -> None:
+    notebook = nbformat.read(ROOT / "assignments" / "source" / "minimax" / "minimax.ipynb", 4)
+    kept = [cell for cell in notebook.cells if DEMONSTRATION not in cell.source]
+    assert len(kept) == len(notebook.cells) - 1, "the demonstration cell is not there, or not alone"
+    notebook.cells = kept
+    (course / "source" / "minimax").mkdir(parents=True)
+    nbformat.write(notebook, course / "source" / "minimax" / "minimax.ipynb")
+
+
 @pytest.fixture(scope="module")
 def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A class where nbgrader's kernel gives 25 of 25 to every submission but the renamed one:
@@ -104,7 +121,8 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     course = tmp_path_factory.mktemp("nbgrader") / "course"
     course.mkdir()
     shutil.copy(ROOT / "assignments" / "nbgrader_config.py", course)
-    shutil.copytree(ROOT / "assignments" / "source" / "minimax", course / "source" / "minimax")
+    _source_without_the_demonstration(course)
+    new_gradebook(course)
     _nbgrader(course, "generate_assignment", "minimax")
     _hand_in(course, "honest", None)
     _hand_in(course, "cheater", CHEAT)
@@ -219,17 +237,14 @@ def test_the_cells_imported_are_the_hidden_tests_of_the_assignments_notebook(ass
     assert set(graded_cells(assignment)) == set(_pointed_cells(assignment))
 
 
-def _gradebook_course(
-    tmp_path: Path, monkeypatch, kernel: dict[str, float], split: bool = False
-) -> Path:
+def _gradebook_course(tmp_path: Path, kernel: dict[str, float], split: bool = False) -> Path:
     """A course whose gradebook holds what `nbgrader autograde minimax` leaves, without running
     nbgrader: the minimax notebook's cells (or, with `split`, the cells in two notebooks) and, for
     each student of `kernel`, that fraction of every hidden-test cell's points."""
     course = tmp_path / "course"
     course.mkdir()
     cells = _pointed_cells("minimax")
-    monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")  # alembic
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with Gradebook(f"sqlite:///{new_gradebook(course)}") as gradebook:
         gradebook.add_assignment("minimax")
         notebooks = ["part1", "part2"] if split else ["minimax"]
         for notebook in notebooks:
@@ -265,11 +280,11 @@ def _submit(course: Path, student: str, *names: str) -> None:
 
 
 def test_results_of_other_files_than_the_notebook_nbgrader_graded_earn_nothing(
-    tmp_path: Path, monkeypatch, capsys
+    tmp_path: Path, capsys
 ) -> None:
     """`grade` on submitted/ reads every notebook of a student as one submission; the import
     grades the notebook nbgrader graded alone, and takes no points from a grading of more."""
-    course = _gradebook_course(tmp_path, monkeypatch, {"ann": 0.0, "carl": 1.0})
+    course = _gradebook_course(tmp_path, {"ann": 0.0, "carl": 1.0})
     _submit(course, "ann", "minimax.ipynb")
     _submit(course, "carl", "a.ipynb", "minimax.ipynb")
     _submit(course, "bob", "minimax.ipynb")  # handed in, but nbgrader has not autograded it
@@ -296,10 +311,8 @@ def test_results_of_other_files_than_the_notebook_nbgrader_graded_earn_nothing(
     assert _kernel_and_jailed_totals(course) == {"ann": 25.0, "carl": 25.0}
 
 
-def test_the_import_refuses_hidden_tests_split_over_two_notebooks(
-    tmp_path: Path, monkeypatch, capsys
-) -> None:
-    course = _gradebook_course(tmp_path, monkeypatch, {"ann": 1.0}, split=True)
+def test_the_import_refuses_hidden_tests_split_over_two_notebooks(tmp_path: Path, capsys) -> None:
+    course = _gradebook_course(tmp_path, {"ann": 1.0}, split=True)
     _submit(course, "ann", "part1.ipynb", "part2.ipynb")
     argv = ["nbgrader-import", str(course), "minimax", "--quiet", "--isolation", "process"]
     assert main(argv) == 2
