@@ -7,7 +7,8 @@ nbgrader's application in this process (`tests/nbgrader_runs.py`: the same argv,
 files, without a process start each), the other assignments through nbgrader's Python API,
 which runs the same converters. Each assignment is handed in by the
 instructor (the source notebook), by a student who wrote nothing (the released notebook) and by
-students of the example class (the released notebook with their code). The example students are
+students of the example class (the released notebook with their code, without the cells that
+only demonstrate). The example students are
 also graded by `autograder.grading.grade`, and every rule group must get the same points from both.
 
 The contest's examples play at a smaller allowance than the grading's, on both roads: what is
@@ -121,20 +122,33 @@ def _parity_copy(course: Path, copy: str) -> None:
 
 
 def _hand_in(course: Path, assignment: str, student: str, make_class) -> Path:
-    """Put `student`'s notebook into submitted/<student>/<assignment>/ and return its path."""
+    """Put `student`'s notebook into submitted/<student>/<assignment>/ and return its path: the
+    instructor's is the source notebook, nothing_written's the released one, and an example
+    student's the released one with the student's code, less its demonstrations (`_shown`)."""
     target = course / "submitted" / student / assignment / f"{assignment}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
     if student == "instructor":
         shutil.copy(course / "source" / assignment / f"{assignment}.ipynb", target)
         return target
     notebook = nbformat.read(course / "release" / assignment / f"{assignment}.ipynb", 4)
-    code = make_class.student_code(student) if student != "nothing_written" else {}
-    for cell in notebook.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("solution") and meta.get("grade_id") in code:
-            cell.source = make_class.EXTRA_IMPORTS.get(student, "") + code[meta["grade_id"]]
+    if student != "nothing_written":
+        code = make_class.student_code(student)
+        notebook.cells = [cell for cell in notebook.cells if not _shown(cell)]
+        for cell in notebook.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("solution") and meta.get("grade_id") in code:
+                cell.source = make_class.EXTRA_IMPORTS.get(student, "") + code[meta["grade_id"]]
     nbformat.write(notebook, target)
     return target
+
+
+def _shown(cell) -> bool:
+    """A demonstration: a code cell nbgrader does not track (the whole tic-tac-toe tree searched
+    to show its count, a game played out to show the board...). The examples hand in their
+    notebooks without them, so that neither grader spends seconds on cells whose outputs earn
+    and are checked for nothing: parity is of the hidden-test cells, which set up what they
+    use (the instructor's and the empty notebooks keep every cell, and must run it cleanly)."""
+    return cell.cell_type == "code" and not cell.metadata.get("nbgrader")
 
 
 EXAMPLES = [(a, s) for a, students in EXAMPLE_STUDENTS.items() for s in students]
