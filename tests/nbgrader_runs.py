@@ -10,9 +10,9 @@ environment its config sets, its log handlers) is put back when it ends. The tes
 the command itself start it as a process (`nbgrader_command`).
 
 Each new gradebook also costs a process: nbgrader starts `alembic heads` to stamp it (about
-2.5 s of CPU). `new_gradebook` copies one made by nbgrader's `Gradebook` once per process
-instead, so that a course's first command finds its gradebook as that command would have
-created it.
+2.5 s of CPU). `new_gradebook` copies one made by nbgrader's `Gradebook` once per process, and
+stamped with what alembic's own `heads` reads, in this process: a course's first command finds
+its gradebook as that command would have created it.
 
 Import it as `from nbgrader_runs import nbgrader_here` (pytest puts tests/ on the path).
 """
@@ -91,18 +91,23 @@ def new_gradebook(course: Path) -> Path:
 
 @functools.cache
 def _gradebook_template() -> Path:
-    from nbgrader.api import Gradebook
+    from alembic.script import ScriptDirectory
+    from nbgrader import api
+    from nbgrader.dbutil import ALEMBIC_DIR
 
     folder = Path(tempfile.mkdtemp(prefix="nbgrader-gradebook-"))
     atexit.register(shutil.rmtree, folder, True)
     path = folder / "gradebook.db"
+    # The stamp `alembic heads` prints, read by alembic in this process: nbgrader starts the
+    # command for it, and the command's imports are its whole cost.
+    [head] = ScriptDirectory(ALEMBIC_DIR).get_heads()
+    started = api.get_alembic_version
     with _ONE_AT_A_TIME:
-        saved = dict(os.environ)
-        os.environ["PATH"] = _path_with_bin()  # for alembic
+        api.get_alembic_version = lambda: head
         try:
-            Gradebook(f"sqlite:///{path}").close()
+            api.Gradebook(f"sqlite:///{path}").close()
         finally:
-            _restore(saved)
+            api.get_alembic_version = started
     database = sqlite3.connect(path)
     try:
         with database:
