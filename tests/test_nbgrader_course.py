@@ -1,15 +1,16 @@
 """nbgrader's own pipeline on the course folder, and the same points from both graders.
 
-The course folder (nbgrader_config.py and source/) is copied into a temporary folder, where
+The course folder (nbgrader_config.py and source/) is copied into a temporary folder, with an
+empty gradebook as nbgrader creates one (`tests/nbgrader_runs.py`, `new_gradebook`), where
 `nbgrader generate_assignment`, `autograde`, `generate_feedback` and `export` run as an instructor
-runs them: `nbgrader autograde minimax` as a command, the other commands of assignment 1 through
+runs them: `nbgrader autograde minimax` as a command, the other commands of assignment 1 by
 nbgrader's application in this process (`tests/nbgrader_runs.py`: the same argv, config and
-files, without a process start each), the other assignments through nbgrader's Python API,
-which runs the same converters. Each assignment is handed in by the
-instructor (the source notebook), by a student who wrote nothing (the released notebook) and by
-students of the example class (the released notebook with their code, without the cells that
-only demonstrate). The example students are
-also graded by `autograder.grading.grade`, and every rule group must get the same points from both.
+files, without a process start each), the other assignments through nbgrader's Python API, which
+runs the same converters. Each assignment is handed in by the instructor (the source notebook),
+by a student who wrote nothing (the released notebook) and by students of the example class (the
+released notebook with their code, without the cells that only demonstrate: `_shown`). The
+example students are also graded by `autograder.grading.grade`, and every rule group must get
+the same points from both.
 
 The contest's examples play at a smaller allowance than the grading's, on both roads: what is
 checked of them is that both graders play the same moves and pay the same points, which holds
@@ -61,8 +62,9 @@ EXAMPLE_STUDENTS = {
     # stopped for CPU time; most levels pay a share, which the hidden cells give as nbgrader's
     # partial credit). dan_strict_cutoff is left out: his agent is bob's fixed-depth search
     # one ply deeper, the same code through both graders (about 4 s a grader for bob; alice,
-    # trent and wendy are the fixture's cost, 13-20 s each in nbgrader, 25-40 s each in the
-    # autograder at the grading's allowance; at PARITY_ALLOWANCE, below, a few seconds)
+    # trent and wendy were the fixture's cost, 13-20 s each in nbgrader, 25-40 s each in the
+    # autograder at the grading's allowance; at PARITY_ALLOWANCE and STOPPED_ALLOWANCE, below,
+    # a few seconds)
     "connect_four": (
         "alice_correct",
         "bob_last_ties",
@@ -75,10 +77,10 @@ EXAMPLE_STUDENTS = {
 }
 PARITY_ALLOWANCE = (300, 3.0)
 """States and CPU seconds a move for the contest's examples: the grading's seconds, a seventh of
-its 2,000 states. alice and wendy still deepen until the budget is spent, and the fixture takes
-about 40 s less (the grades differ, and so does the regression fixture's entry). At 0.5 s a
-move, the sandbox once gave bob's games against depth 2 another score than the kernel on a busy
-machine: the seconds stay the grading's."""
+its 2,000 states, in the games and in the self-checks. alice and wendy still deepen until the
+budget is spent, and the fixture takes about 40 s less (the grades differ, and so does the
+regression fixture's entry). At 0.5 s a move, the sandbox once gave bob's games against depth 2
+another score than the kernel on a busy machine: the seconds stay the grading's."""
 STOPPED_ALLOWANCE = (300, 0.25)
 """The allowance of trent's moves, who never answers: every move he is asked is stopped for its
 CPU time whatever the seconds, so his games and points are the same at any allowance, and each
@@ -186,7 +188,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
         tempfile.TemporaryDirectory() as scratch,
         ThreadPoolExecutor(max_workers=1) as background,
     ):
-        patch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")  # for alembic
+        patch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")  # as the command
         patch.setenv("PYTHONHASHSEED", "0")  # what the config sets, put back after the fixture
         config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
         config.CourseDirectory.root = str(course)
