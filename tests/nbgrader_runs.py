@@ -2,12 +2,12 @@
 
 `nbgrader generate_feedback minimax` in a course folder is `NbGraderApp` given that argv, with
 the folder's nbgrader_config.py loaded from the working directory. Run in a new process, each
-command first pays Python's start and nbgrader's imports (about 2.7 s of CPU, half of it the
-IRI grammar jsonschema builds, which nbgrader never uses); run here, the same application parses the
-same argv, reads the same config and writes the same files, and the imports are paid once per
-worker. What a command changes of this process (the working directory, `sys.path`, the
-environment its config sets, its log handlers) is put back when it ends. The tests that must see
-the command itself start it as a process (`nbgrader_command`).
+command first pays Python's start and nbgrader's imports (about 2.7 s of CPU, half of it the IRI
+grammar jsonschema builds, which nbgrader never uses); run here, the same application parses
+the same argv, reads the same config and writes the same files, and the imports are paid once
+per worker. What a command changes of this process (the working directory, `sys.path`, the
+environment its config sets, its log handlers) is put back when it ends. The tests that must
+see the command itself start it as a process (`nbgrader_command`).
 
 Each new gradebook also costs a process: nbgrader starts `alembic heads` to stamp it (about
 3 s of CPU). `new_gradebook` copies one made by nbgrader's `Gradebook` once per process, and
