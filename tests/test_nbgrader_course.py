@@ -1,18 +1,23 @@
 """nbgrader's own pipeline on the course folder, and the same points from both graders.
 
-The course folder (nbgrader_config.py and source/) is copied into a temporary folder, where
+The course folder (nbgrader_config.py and source/) is copied into a temporary folder, with an
+empty gradebook as nbgrader creates one (`tests/nbgrader_runs.py`, `new_gradebook`), where
 `nbgrader generate_assignment`, `autograde`, `generate_feedback` and `export` run as an instructor
-runs them (assignment 1 through the command line, the others through nbgrader's Python API, which
-runs the same converters without a process start each). Each assignment is handed in by the
-instructor (the source notebook), by a student who wrote nothing (the released notebook) and by
-students of the example class (the released notebook with their code). The example students are
-also graded by `autograder.grading.grade`, and every rule group must get the same points from both.
+runs them: `nbgrader autograde minimax` as a command, the other commands of assignment 1 by
+nbgrader's application in this process (`tests/nbgrader_runs.py`: the same argv, config and
+files, without a process start each), the other assignments through nbgrader's Python API, which
+runs the same converters. Each assignment is handed in by the instructor (the source notebook),
+by a student who wrote nothing (the released notebook) and by students of the example class (the
+released notebook with their code, without the cells that only demonstrate: `_shown`). The
+example students are also graded by `autograder.grading.grade`, and every rule group must get
+the same points from both.
 
 The contest's examples play at a smaller allowance than the grading's, on both roads: what is
 checked of them is that both graders play the same moves and pay the same points, which holds
 at any allowance (`tests/test_contest_grades.py` checks the grades at the grading's own). They
-are handed in to a copy of the Connect Four assignment whose hidden cells say that allowance;
-the instructor's notebook and the empty one are graded by the assignment as released.
+are handed in to a copy of the Connect Four assignment whose allowance cell and hidden cells say
+that allowance (trent, who never answers, to a copy of his own at a smaller one); the
+instructor's notebook and the empty one are graded by the assignment as released.
 """
 
 from __future__ import annotations
@@ -22,8 +27,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -32,6 +35,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from example_class import make_class
+from nbgrader_runs import BIN, nbgrader_command, nbgrader_here, new_gradebook
 
 pytest.importorskip("nbgrader")
 
@@ -43,7 +47,6 @@ from autograder.sandbox import Limits, build_import_view  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 COURSE = ROOT / "assignments"
-BIN = Path(sys.executable).parent
 ASSIGNMENTS = tuple(ASSIGNMENT_RULES)  # every assignment of the course, in teaching order
 EXAMPLE_STUDENTS = {
     "minimax": ("erin_max_starts_at_zero", "peggy_last_child"),
@@ -59,8 +62,9 @@ EXAMPLE_STUDENTS = {
     # stopped for CPU time; most levels pay a share, which the hidden cells give as nbgrader's
     # partial credit). dan_strict_cutoff is left out: his agent is bob's fixed-depth search
     # one ply deeper, the same code through both graders (about 4 s a grader for bob; alice,
-    # trent and wendy are the fixture's cost, 13-20 s each in nbgrader, 25-40 s each in the
-    # autograder at the grading's allowance; at PARITY_ALLOWANCE, below, a few seconds)
+    # trent and wendy were the fixture's cost, 13-20 s each in nbgrader, 25-40 s each in the
+    # autograder at the grading's allowance; at PARITY_ALLOWANCE and STOPPED_ALLOWANCE, below,
+    # a few seconds)
     "connect_four": (
         "alice_correct",
         "bob_last_ties",
@@ -73,56 +77,80 @@ EXAMPLE_STUDENTS = {
 }
 PARITY_ALLOWANCE = (300, 3.0)
 """States and CPU seconds a move for the contest's examples: the grading's seconds, a seventh of
-its 2,000 states. alice and wendy still deepen until the budget is spent, trent is still
-stopped for CPU time, and the fixture takes about 40 s less (the grades differ, and so does
-the regression fixture's entry). At 0.5 s a move, the sandbox once gave bob's games against
-depth 2 another score than the kernel on a busy machine: the seconds stay the grading's."""
-HANDED_IN_TO = {"connect_four": "connect_four_parity"}
-"""The assignment the examples of an assignment are handed in to, when not the assignment
-itself: a copy of it whose hidden cells play at PARITY_ALLOWANCE (`_parity_copy`)."""
+its 2,000 states, in the games and in the self-checks. alice and wendy still deepen until the
+budget is spent, and the fixture takes about 40 s less (the grades differ, and so does the
+regression fixture's entry). At 0.5 s a move, the sandbox once gave bob's games against depth 2
+another score than the kernel on a busy machine: the seconds stay the grading's."""
+STOPPED_ALLOWANCE = (300, 0.25)
+"""The allowance of trent's moves, who never answers: every move he is asked is stopped for its
+CPU time whatever the seconds, so his games and points are the same at any allowance, and each
+stop spins a twelfth of what it spins at the grading's 3 s (his notebook's self-checks spin
+twice more, in both graders)."""
+PARITY_COPIES = {
+    "connect_four_parity": ("connect_four", PARITY_ALLOWANCE),
+    "connect_four_stopped": ("connect_four", STOPPED_ALLOWANCE),
+}
+"""Copies of an assignment added to the course's source: copy -> (assignment, the allowance its
+allowance cell and its hidden cells say; `_parity_copy`)."""
+HANDED_IN_TO = {
+    ("connect_four", student): "connect_four_parity" for student in EXAMPLE_STUDENTS["connect_four"]
+} | {("connect_four", "trent_infinite_loop"): "connect_four_stopped"}
+"""The copy an example student's notebook is handed in to, when not the assignment itself."""
 CONTEST_CALL = re.compile(r"(grade_contest_rule\('\w+', [\d.]+, globals\(\))\)")
+ALLOWANCE_LINE = re.compile(r"^(STATES|SECONDS) = [\d_.]+$", re.MULTILINE)
 
 pytestmark = pytest.mark.slow
 
 
-def _nbgrader(course: Path, *args: str) -> None:
-    run = subprocess.run(
-        [str(BIN / "nbgrader"), *args], cwd=course, capture_output=True, text=True, timeout=600
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
-
-
-def _parity_copy(course: Path, assignment: str) -> str:
-    """Add to the course's source a copy of `assignment` whose contest cells play each move at
-    PARITY_ALLOWANCE; return the copy's name (its notebook is named after it, as every one)."""
-    copy = HANDED_IN_TO[assignment]
+def _parity_copy(course: Path, copy: str) -> None:
+    """Add to the course's source `copy`, a copy of an assignment whose allowance cell (what its
+    self-checks play at) and contest cells say the copy's allowance (`PARITY_COPIES`); its
+    notebook is named after it, as every one."""
+    assignment, (states, seconds) = PARITY_COPIES[copy]
     notebook = nbformat.read(course / "source" / assignment / f"{assignment}.ipynb", 4)
-    changed = 0
+    value = {"STATES": states, "SECONDS": seconds}
+    calls = lines = 0
     for cell in notebook.cells:
-        states, seconds = PARITY_ALLOWANCE
         cell.source, count = CONTEST_CALL.subn(rf"\1, {states}, {seconds})", cell.source)
-        changed += count
-    assert changed == len(ASSIGNMENT_RULES[assignment])  # one hidden cell a rule
+        calls += count
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == f"{assignment}_allowance":
+            cell.source, lines = ALLOWANCE_LINE.subn(
+                lambda line: f"{line[1]} = {value[line[1]]}", cell.source
+            )
+    assert calls == len(ASSIGNMENT_RULES[assignment])  # one hidden cell a rule
+    assert lines == 2, "the allowance cell no longer says STATES = ... and SECONDS = ..."
     (course / "source" / copy).mkdir()
     nbformat.write(notebook, course / "source" / copy / f"{copy}.ipynb")
-    return copy
 
 
 def _hand_in(course: Path, assignment: str, student: str, make_class) -> Path:
-    """Put `student`'s notebook into submitted/<student>/<assignment>/ and return its path."""
+    """Put `student`'s notebook into submitted/<student>/<assignment>/ and return its path: the
+    instructor's is the source notebook, nothing_written's the released one, and an example
+    student's the released one with the student's code, less its demonstrations (`_shown`)."""
     target = course / "submitted" / student / assignment / f"{assignment}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
     if student == "instructor":
         shutil.copy(course / "source" / assignment / f"{assignment}.ipynb", target)
         return target
     notebook = nbformat.read(course / "release" / assignment / f"{assignment}.ipynb", 4)
-    code = make_class.student_code(student) if student != "nothing_written" else {}
-    for cell in notebook.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("solution") and meta.get("grade_id") in code:
-            cell.source = make_class.EXTRA_IMPORTS.get(student, "") + code[meta["grade_id"]]
+    if student != "nothing_written":
+        code = make_class.student_code(student)
+        notebook.cells = [cell for cell in notebook.cells if not _shown(cell)]
+        for cell in notebook.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("solution") and meta.get("grade_id") in code:
+                cell.source = make_class.EXTRA_IMPORTS.get(student, "") + code[meta["grade_id"]]
     nbformat.write(notebook, target)
     return target
+
+
+def _shown(cell) -> bool:
+    """A demonstration: a code cell nbgrader does not track (the whole tic-tac-toe tree searched
+    to show its count, a game played out to show the board...). The examples hand in their
+    notebooks without them, so that neither grader spends seconds on cells whose outputs earn
+    and are checked for nothing: parity is of the hidden-test cells, which set up what they
+    use (the instructor's and the empty notebooks keep every cell, and must run it cleanly)."""
+    return cell.cell_type == "code" and not cell.metadata.get("nbgrader")
 
 
 EXAMPLES = [(a, s) for a, students in EXAMPLE_STUDENTS.items() for s in students]
@@ -131,13 +159,13 @@ EXAMPLES = [(a, s) for a, students in EXAMPLE_STUDENTS.items() for s in students
 def _autograder_record(
     course: Path, assignment: str, student: str, settings: Settings
 ) -> GradeRecord:
-    handed_in = HANDED_IN_TO.get(assignment, assignment)
+    handed_in = HANDED_IN_TO.get((assignment, student), assignment)
     path = course / "submitted" / student / handed_in / f"{handed_in}.ipynb"
     submission = Submission(student, (path,))
     settings = replace(settings, rule_ids=ASSIGNMENT_RULES[assignment])  # --assignment
     if handed_in != assignment:  # --move-states, --move-seconds
-        settings = replace(settings, move_states=PARITY_ALLOWANCE[0])
-        settings = replace(settings, move_seconds=PARITY_ALLOWANCE[1])
+        states, seconds = PARITY_COPIES[handed_in][1]
+        settings = replace(settings, move_states=states, move_seconds=seconds)
     return grade(submission, load(submission), settings)
 
 
@@ -154,22 +182,26 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     course.mkdir()
     shutil.copy(COURSE / "nbgrader_config.py", course)
     shutil.copytree(COURSE / "source", course / "source")
+    new_gradebook(course)
     with (
         pytest.MonkeyPatch.context() as patch,
         tempfile.TemporaryDirectory() as scratch,
         ThreadPoolExecutor(max_workers=1) as background,
     ):
-        patch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")  # for alembic
+        patch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")  # as the command
+        patch.setenv("PYTHONHASHSEED", "0")  # what the config sets, put back after the fixture
         config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
         config.CourseDirectory.root = str(course)
         api = NbGraderAPI(config=config)
-        copies = [_parity_copy(course, assignment) for assignment in HANDED_IN_TO]
-        _nbgrader(course, "generate_assignment", "minimax")
-        for assignment in (*ASSIGNMENTS[1:], *copies):
+        for copy in PARITY_COPIES:
+            _parity_copy(course, copy)
+        nbgrader_here(course, "generate_assignment", "minimax")
+        for assignment in (*ASSIGNMENTS[1:], *PARITY_COPIES):
             assert api.generate_assignment(assignment)["success"]
         handed_in = {assignment: ["instructor", "nothing_written"] for assignment in ASSIGNMENTS}
-        for assignment, students in EXAMPLE_STUDENTS.items():
-            handed_in.setdefault(HANDED_IN_TO.get(assignment, assignment), []).extend(students)
+        for assignment, student in EXAMPLES:
+            copy = HANDED_IN_TO.get((assignment, student), assignment)
+            handed_in.setdefault(copy, []).append(student)
         for assignment, students in handed_in.items():
             for student in students:
                 _hand_in(course, assignment, student, make_class)
@@ -180,13 +212,13 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
             item: background.submit(_autograder_record, course, *item, settings)
             for item in EXAMPLES
         }
-        _nbgrader(course, "autograde", "minimax")
+        nbgrader_command(course, "autograde", "minimax")  # the command itself, once
         for assignment, students in list(handed_in.items())[1:]:
             for student in students:
                 result = api.autograde(assignment, student)
                 assert result["success"], result.get("log")
-        _nbgrader(course, "generate_feedback", "minimax", "--student", "peggy_last_child")
-        _nbgrader(course, "export")
+        nbgrader_here(course, "generate_feedback", "minimax", "--student", "peggy_last_child")
+        nbgrader_here(course, "export")
         return course, {item: future.result() for item, future in records.items()}
 
 
@@ -290,7 +322,7 @@ def test_nbgrader_and_the_autograder_give_every_rule_group_the_same_points(
         for rule in record.rules
         for group in rule.groups
     }
-    ours = _cell_scores(course, HANDED_IN_TO.get(assignment, assignment), student)
+    ours = _cell_scores(course, HANDED_IN_TO.get((assignment, student), assignment), student)
     assert ours == {grade_id: theirs[grade_id] for grade_id in ours}
     assert 0 < len(ours) <= len(theirs)
     # and the same as when the judge became one: a regression fixture, changed only on purpose

@@ -13,14 +13,13 @@ import html
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import nbformat
 import pytest
 from example_class import make_class
+from nbgrader_runs import nbgrader_here, new_gradebook
 
 pytest.importorskip("nbgrader")
 
@@ -32,7 +31,6 @@ from autograder.platforms.nbgrader_import import graded_cells  # noqa: E402
 from autograder.sandbox import jail_support  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
 CHEAT = "from solutions import minimax_decision, minimax_value  # the reference, in nbgrader\n"
 WRONG = (
     "def minimax_value(game, state):\n    return 0\n\n\n"
@@ -44,13 +42,9 @@ pytestmark = pytest.mark.slow
 
 
 def _nbgrader(course: Path, *args: str, check: bool = True) -> str:
-    environment = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    run = subprocess.run(
-        [str(BIN / "nbgrader"), *args], cwd=course, capture_output=True, text=True, timeout=600,
-        env=environment,
-    )  # fmt: skip
-    assert run.returncode == 0 or not check, run.stdout + run.stderr
-    return run.stdout + run.stderr
+    """`nbgrader ARGS` in `course`, run by nbgrader's application in this process (the same
+    argv, config and files as the command, without its start: `tests/nbgrader_runs.py`)."""
+    return nbgrader_here(course, *args, check=check)[1]
 
 
 def _hand_in(course: Path, student: str, solution: str | None, name: str = "minimax.ipynb") -> None:
@@ -74,6 +68,19 @@ def _exported(course: Path) -> dict[str, float]:
         return {row["student_id"]: float(row["score"]) for row in csv.DictReader(handle)}
 
 
+READ = ("cheater", "honest", "vanished")
+"""The students whose feedback the tests read, one of each kind the import finds (graded 0 by
+the jail, graded in full, not graded): nbgrader's feedback is made for them alone, before the
+import and after it (a page costs about 1.5 s of CPU: its two 60 KB code cells highlighted, then
+parsed again), so the import still removes pages it made stale and the course ends with the
+pages it had."""
+
+
+def _generate_feedback(course: Path) -> None:
+    for student in READ:
+        _nbgrader(course, "generate_feedback", "minimax", "--student", student)
+
+
 def _feedback(course: Path, student: str) -> str:
     """The text of a student's nbgrader feedback page, tags removed."""
     page = (course / "feedback" / student / "minimax" / "minimax.html").read_text(encoding="utf-8")
@@ -95,6 +102,23 @@ def _our_run_folders() -> set[str]:
     }
 
 
+DEMONSTRATION = "value = minimax_value(counted, counted.initial_state())"
+"""What the minimax notebook's demonstration cell does: search the whole tic-tac-toe tree with
+the student's function (549,945 states, about 1.5 s of CPU), to show the count. These tests
+read no output of it, and the course's notebook runs ten times here (five in nbgrader's kernel,
+three in the jail, two validations), so their course holds the assignment without that cell;
+`tests/test_nbgrader_course.py` runs the notebook as released."""
+
+
+def _source_without_the_demonstration(course: Path) -> None:
+    notebook = nbformat.read(ROOT / "assignments" / "source" / "minimax" / "minimax.ipynb", 4)
+    kept = [cell for cell in notebook.cells if DEMONSTRATION not in cell.source]
+    assert len(kept) == len(notebook.cells) - 1, "the demonstration cell is not there, or not alone"
+    notebook.cells = kept
+    (course / "source" / "minimax").mkdir(parents=True)
+    nbformat.write(notebook, course / "source" / "minimax" / "minimax.ipynb")
+
+
 @pytest.fixture(scope="module")
 def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A class where nbgrader's kernel gives 25 of 25 to every submission but the renamed one:
@@ -110,7 +134,8 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     course = tmp_path_factory.mktemp("nbgrader") / "course"
     course.mkdir()
     shutil.copy(ROOT / "assignments" / "nbgrader_config.py", course)
-    shutil.copytree(ROOT / "assignments" / "source" / "minimax", course / "source" / "minimax")
+    _source_without_the_demonstration(course)
+    new_gradebook(course)
     _nbgrader(course, "generate_assignment", "minimax")
     _hand_in(course, "honest", None)
     _hand_in(course, "cheater", CHEAT)
@@ -138,7 +163,7 @@ def test_the_import_grades_the_notebook_nbgrader_graded_and_zeroes_what_it_canno
 ) -> None:
     kernel = {"honest": 25.0, "cheater": 25.0, "honest_extra": 25.0, "linker": 25.0}
     assert _exported(course) == {**kernel, "vanished": 25.0, "renamed": 0.0}  # nbgrader is fooled
-    _nbgrader(course, "generate_feedback", "minimax")  # before the import: the kernel's words
+    _generate_feedback(course)  # before the import: the kernel's words
     assert "all 6 instances pass (4 points)" in _feedback(course, "cheater")
     before, scratch = _listing(course, "jailed"), _our_run_folders()
 
@@ -180,7 +205,7 @@ def test_the_import_grades_the_notebook_nbgrader_graded_and_zeroes_what_it_canno
     assert _exported(course) == {name: 25.0 if name in GRADED_FULL else 0.0 for name in students}
 
     # The feedback, made again after the import, says what the jail found beside its score.
-    _nbgrader(course, "generate_feedback", "minimax")
+    _generate_feedback(course)
     cheater, honest = _feedback(course, "cheater"), _feedback(course, "honest")
     assert "all 6 instances pass" not in cheater and "6 of 6 instances failed." in cheater
     assert "Score: 0.0 / 4.0" in cheater and "Score: 4.0 / 4.0" not in cheater
@@ -225,17 +250,14 @@ def test_the_cells_imported_are_the_hidden_tests_of_the_assignments_notebook(ass
     assert set(graded_cells(assignment)) == set(_pointed_cells(assignment))
 
 
-def _gradebook_course(
-    tmp_path: Path, monkeypatch, kernel: dict[str, float], split: bool = False
-) -> Path:
+def _gradebook_course(tmp_path: Path, kernel: dict[str, float], split: bool = False) -> Path:
     """A course whose gradebook holds what `nbgrader autograde minimax` leaves, without running
     nbgrader: the minimax notebook's cells (or, with `split`, the cells in two notebooks) and, for
     each student of `kernel`, that fraction of every hidden-test cell's points."""
     course = tmp_path / "course"
     course.mkdir()
     cells = _pointed_cells("minimax")
-    monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")  # alembic
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with Gradebook(f"sqlite:///{new_gradebook(course)}") as gradebook:
         gradebook.add_assignment("minimax")
         notebooks = ["part1", "part2"] if split else ["minimax"]
         for notebook in notebooks:
@@ -271,11 +293,11 @@ def _submit(course: Path, student: str, *names: str) -> None:
 
 
 def test_results_of_other_files_than_the_notebook_nbgrader_graded_earn_nothing(
-    tmp_path: Path, monkeypatch, capsys
+    tmp_path: Path, capsys
 ) -> None:
     """`grade` on submitted/ reads every notebook of a student as one submission; the import
     grades the notebook nbgrader graded alone, and takes no points from a grading of more."""
-    course = _gradebook_course(tmp_path, monkeypatch, {"ann": 0.0, "carl": 1.0})
+    course = _gradebook_course(tmp_path, {"ann": 0.0, "carl": 1.0})
     _submit(course, "ann", "minimax.ipynb")
     _submit(course, "carl", "a.ipynb", "minimax.ipynb")
     _submit(course, "bob", "minimax.ipynb")  # handed in, but nbgrader has not autograded it
@@ -302,10 +324,8 @@ def test_results_of_other_files_than_the_notebook_nbgrader_graded_earn_nothing(
     assert _kernel_and_jailed_totals(course) == {"ann": 25.0, "carl": 25.0}
 
 
-def test_the_import_refuses_hidden_tests_split_over_two_notebooks(
-    tmp_path: Path, monkeypatch, capsys
-) -> None:
-    course = _gradebook_course(tmp_path, monkeypatch, {"ann": 1.0}, split=True)
+def test_the_import_refuses_hidden_tests_split_over_two_notebooks(tmp_path: Path, capsys) -> None:
+    course = _gradebook_course(tmp_path, {"ann": 1.0}, split=True)
     _submit(course, "ann", "part1.ipynb", "part2.ipynb")
     argv = ["nbgrader-import", str(course), "minimax", "--quiet", "--isolation", "process"]
     assert main(argv) == 2
@@ -333,10 +353,7 @@ def _validate(course: Path, student: str, tmp_path: Path) -> str:
             cell.source = code[meta["grade_id"]]
     path = tmp_path / f"{student}.ipynb"
     nbformat.write(notebook, path)
-    environment = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    done = subprocess.run([str(BIN / "nbgrader"), "validate", str(path)], cwd=course,
-                          capture_output=True, text=True, timeout=300, env=environment)  # fmt: skip
-    return done.stdout + done.stderr
+    return _nbgrader(course, "validate", str(path), check=False)
 
 
 def test_validate_reports_a_failing_self_check_and_passes_a_correct_notebook(
