@@ -1,10 +1,12 @@
 """The slow layer of the browser course's tests: the offline site in headless Chromium.
 
 One build of the offline flavour (`assignments/make_browser_course.py`), served on 127.0.0.1
-only, one Chromium (Debian's `chromium` and `chromium-driver`, driven with selenium). Each of
-the six notebooks opens and runs top to bottom (Run All) with no error output; a notebook with
-the answers written in passes its self-checks, draws a tree without matplotlib, and, taken out
-of the browser's storage as File -> Download would save it, grades as the same answers do.
+only, one Chromium (Debian's `chromium` and `chromium-driver`, driven with selenium) with one
+JupyterLab page and one kernel for the module, as a student working through the notebooks keeps
+them (`Lab`). Each of the six notebooks opens and runs top to bottom (Run All) with no error
+output; a notebook with the answers written in passes its self-checks, draws a tree without
+matplotlib, and, taken out of the browser's storage as File -> Download would save it, grades as
+the same answers do.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from browser_notebooks import ASSIGNMENTS, answered, course_builder, filled_cache
+from browser_notebooks import ASSIGNMENTS, answered, course_builder, filled_cache, toolkit_wheel
 
 pytestmark = pytest.mark.slow
 
@@ -34,11 +36,13 @@ from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
 
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 PAGE_SECONDS = 400  # a notebook run: 25-45 s on a busy machine; a safety net, not a target
 DRAW = "from games import draw_tree; draw_tree(GameTree([[3, 5], [2, 9]]))"
+DIALOG_SELECT = ".jp-Dialog select"
 SVG_OUTPUT = '.jp-OutputArea-output[data-mime-type="image/svg+xml"] img'
 """JupyterLab shows an SVG output as an image of its text."""
 STORAGE = """
@@ -61,7 +65,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     builder = course_builder()
     filled_cache(builder)  # the build then only reads the cache
     out = tmp_path_factory.mktemp("site") / "course"
-    builder.build("offline", out, builder.DEFAULT_CACHE)
+    builder.build("offline", out, builder.DEFAULT_CACHE, toolkit_wheel(builder, tmp_path_factory))
     return out
 
 
@@ -99,7 +103,7 @@ def wait_for(condition, seconds: float = PAGE_SECONDS):
     while time.monotonic() < deadline:
         if found := condition():
             return found
-        time.sleep(0.5)
+        time.sleep(0.2)  # a page's next step is often a fraction of a second away
     raise AssertionError(f"still waiting after {seconds} s")
 
 
@@ -142,11 +146,6 @@ def open_lab(browser, base_url: str, query: str = "") -> None:
     get(browser, f"{base_url}/index.html")
     browser.execute_async_script(FORGET_LAYOUT)
     get(browser, f"{base_url}/lab/index.html{query}")
-
-
-def open_notebook(browser, base_url: str, name: str) -> None:
-    open_lab(browser, base_url, f"?path={name}")
-    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-CodeCell"))
 
 
 def menu(browser, *labels: str) -> None:
@@ -197,11 +196,105 @@ def stored(browser, name: str) -> dict:
     return json.loads(wait_for(lambda: browser.execute_async_script(STORAGE, name, "") or "", 60))
 
 
+def status(browser) -> str:
+    """The status bar's text: the kernel's name and state ("Idle", "No Kernel"), among others."""
+    return browser.execute_script(
+        "const bar = document.querySelector('.jp-StatusBar-Widget, #jp-main-statusbar');"
+        "return bar ? bar.textContent : '';"
+    )
+
+
+def dialog_button(browser, label: str) -> list:
+    """The button labelled `label` of the dialog shown, if one is."""
+    path = f"//div[contains(@class,'jp-Dialog')]//button[.//div[text()='{label}']]"
+    return browser.find_elements(By.XPATH, path)
+
+
+class Lab:
+    """The module's one JupyterLab page, and the one kernel every notebook opened in it uses.
+
+    A student working through the assignments keeps the page open and opens the next notebook
+    from the file browser. Each notebook opened here gets its own kernel, as in JupyterLab, and
+    all but the first give it up for the first one's (Kernel -> Shut Down Kernel, then Change
+    Kernel... to the running one): Pyodide then starts once in the module instead of once a
+    notebook (10-20 s each, most of the layer's time). The notebooks share a namespace as they
+    share the kernel; that each one runs alone in a fresh one is checked in Pyodide by
+    tests/test_browser_pyodide.py, and in Jupyter by tests/test_assignments.py.
+    """
+
+    def __init__(self, browser, base_url: str) -> None:
+        self.browser, self.base_url = browser, base_url
+        self.loaded = False
+        self.kernel_started = False
+
+    def start(self, query: str = "") -> None:
+        """Load JupyterLab once (the first notebook by its link, `?path=`, as the start page
+        opens it); wait until the file browser lists the files."""
+        if not self.loaded:
+            open_lab(self.browser, self.base_url, query)
+            wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, ".jp-DirListing-item"))
+            self.loaded = True
+
+    def open(self, name: str) -> None:
+        """Open notebook `name`, close the one open before, and wait until its kernel is idle."""
+        if self.loaded:
+            self.close_notebook()
+            self.open_from_the_file_browser(name)
+        else:
+            self.start(f"?path={name}")
+        wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-CodeCell"))
+        if self.kernel_started:
+            self.use_the_running_kernel()
+        wait_for(lambda: "Idle" in status(self.browser))
+        self.kernel_started = True
+
+    def close_notebook(self) -> None:
+        """File -> Close Tab, without saving what the run changed; the kernel keeps running."""
+        if not self.browser.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel"):
+            return
+        menu(self.browser, "File", "Close Tab")
+
+        def closed() -> bool:
+            for button in dialog_button(self.browser, "Discard"):  # "Save your work?"
+                button.click()
+            return not self.browser.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel")
+
+        wait_for(closed, 60)
+
+    def open_from_the_file_browser(self, name: str) -> None:
+        item = f"//li[contains(@class,'jp-DirListing-item')][.//span[text()='{name}']]"
+        if not self.browser.find_elements(By.XPATH, item):  # a file the listing has not seen
+            refresh = "[data-command='filebrowser:refresh']"  # the toolbar's button
+            self.browser.find_element(By.CSS_SELECTOR, refresh).click()
+        listed = wait_for(lambda: self.browser.find_elements(By.XPATH, item), 60)
+        ActionChains(self.browser).double_click(listed[0]).perform()
+
+    def use_the_running_kernel(self) -> None:
+        """Shut down the notebook's own kernel and take the one already running instead."""
+        menu(self.browser, "Kernel", "Shut Down Kernel")
+        wait_for(lambda: "No Kernel" in status(self.browser), 60)
+        menu(self.browser, "Kernel", "Change Kernel\u2026")
+        choice = Select(
+            wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, DIALOG_SELECT))[0]
+        )
+        running = [
+            o.get_attribute("value") for o in choice.options if '"id"' in o.get_attribute("value")
+        ]
+        assert len(running) == 1, f"one running kernel expected in the page, found {running}"
+        choice.select_by_value(running[0])
+        dialog_button(self.browser, "Select")[0].click()
+
+
+@pytest.fixture(scope="module")
+def lab(browser, base_url: str) -> Lab:
+    return Lab(browser, base_url)
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_each_released_notebook_opens_and_runs_with_no_error_output(
-    browser, base_url: str, assignment: str
+    browser, lab: Lab, assignment: str
 ) -> None:
-    open_notebook(browser, base_url, f"{assignment}.ipynb")
+    lab.open(f"{assignment}.ipynb")
     run_all(browser)
     assert errors(browser) == []
     printed = "\n".join(text for _, text in outputs(browser))
@@ -241,16 +334,14 @@ def grades(notebook: Path, out: Path) -> list[dict]:
 
 
 def test_a_notebook_answered_in_the_browser_passes_draws_and_grades_as_in_jupyter(
-    browser, base_url: str, tmp_path: Path
+    browser, lab: Lab, tmp_path: Path
 ) -> None:
-    # JupyterLite's storage exists once the file browser has listed the files (no notebook
-    # opened, so no kernel started)
-    open_lab(browser, base_url)
-    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, ".jp-DirListing-item"))
+    # JupyterLite's storage exists once the file browser has listed the files
+    lab.start()
     answers = answered("minimax")
     name = "minimax_answers.ipynb"
     browser.execute_async_script(STORAGE, name, json.dumps(stored_model(name, answers)))
-    open_notebook(browser, base_url, name)
+    lab.open(name)
     run_all(browser)
     assert errors(browser) == []
     printed = "\n".join(text for _, text in outputs(browser))
