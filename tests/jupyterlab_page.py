@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from selenium.common.exceptions import WebDriverException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
@@ -176,8 +176,11 @@ class Lab:
         menu(self.browser, "File", "Close Tab")
 
         def closed() -> bool:
-            for button in dialog_button(self.browser, "Discard"):  # "Save your work?"
-                button.click()
+            try:
+                for button in dialog_button(self.browser, "Discard"):  # "Save your work?"
+                    button.click()
+            except WebDriverException:  # the dialog still fading in: the next poll clicks
+                return False
             return not self.browser.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel")
 
         wait_for(closed, 60)
@@ -187,8 +190,16 @@ class Lab:
         if not self.browser.find_elements(By.XPATH, item):  # a file the listing has not seen
             refresh = "[data-command='filebrowser:refresh']"  # the toolbar's button
             self.browser.find_element(By.CSS_SELECTOR, refresh).click()
-        listed = wait_for(lambda: self.browser.find_elements(By.XPATH, item), 60)
-        ActionChains(self.browser).double_click(listed[0]).perform()
+
+        def opened() -> bool:
+            listed = self.browser.find_elements(By.XPATH, item)
+            try:
+                ActionChains(self.browser).double_click(listed[0]).perform()
+            except (IndexError, StaleElementReferenceException):  # not listed yet, or redrawn
+                return False
+            return True
+
+        wait_for(opened, 60)
 
     def use_the_running_kernel(self) -> None:
         """Shut down the notebook's own kernel and take the one already running instead."""
@@ -198,9 +209,9 @@ class Lab:
         choice = Select(
             wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, DIALOG_SELECT))[0]
         )
-        running = [
-            o.get_attribute("value") for o in choice.options if '"id"' in o.get_attribute("value")
-        ]
+        values = {option.get_attribute("value") for option in choice.options}
+        running = sorted(value for value in values if '"id"' in value)  # {"id": kernel id}
+        # more would be kernels left running in the page, each a Pyodide using memory
         assert len(running) == 1, f"one running kernel expected in the page, found {running}"
         choice.select_by_value(running[0])
         dialog_button(self.browser, "Select")[0].click()
