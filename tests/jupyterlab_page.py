@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import time
 
-from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.common.exceptions import (
+    ElementNotInteractableException,
+    StaleElementReferenceException,
+    WebDriverException,
+)
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
@@ -195,8 +199,8 @@ class Lab:
             listed = self.browser.find_elements(By.XPATH, item)
             try:
                 ActionChains(self.browser).double_click(listed[0]).perform()
-            except (IndexError, StaleElementReferenceException):  # not listed yet, or redrawn
-                return False
+            except (IndexError, ElementNotInteractableException, StaleElementReferenceException):
+                return False  # not listed yet, not laid out yet, or redrawn
             return True
 
         wait_for(opened, 60)

@@ -46,15 +46,21 @@ STORAGE = """
 const [name, value, done] = [arguments[0], arguments[1], arguments[arguments.length - 1]];
 const request = indexedDB.open("JupyterLite Storage - /");
 request.onsuccess = () => {
-  const files = request.result.transaction("files", value ? "readwrite" : "readonly")
-    .objectStore("files");
+  const db = request.result;
+  const transaction = db.transaction("files", value ? "readwrite" : "readonly");
+  const files = transaction.objectStore("files");
   const step = value ? files.put(JSON.parse(value), name) : files.get(name);
-  step.onsuccess = () => done(value ? "" : JSON.stringify(step.result));
-  step.onerror = () => done("");
+  let answer = "";
+  step.onsuccess = () => { answer = value ? "" : JSON.stringify(step.result); };
+  transaction.oncomplete = () => { db.close(); done(answer); };
+  transaction.onabort = () => { db.close(); done(""); };
 };
 request.onerror = () => done("");
 """
-"""Read (or, given a value, write) a file's model in JupyterLite's browser storage."""
+"""Read (or, given a value, write) a file's model in JupyterLite's browser storage, then close
+the connection: one left open blocks JupyterLite's own next upgrade of the database (the first
+checkpoint of a notebook adds a store), and the notebook waited 20-30 s for its kernel until the
+connection was collected."""
 
 
 @pytest.fixture(scope="module")
