@@ -225,15 +225,16 @@ def start_page(flavour: str) -> str:
     return text.replace("{{ASSIGNMENTS}}", items).replace("{{FLAVOUR_NOTE}}", note)
 
 
-def build(flavour: str, out: Path, cache: Path) -> None:
-    """Build the site of `flavour` into `out` (replaced if it exists)."""
+def build(flavour: str, out: Path, cache: Path, games: Path | None = None) -> None:
+    """Build the site of `flavour` into `out` (replaced if it exists), with the toolkit's wheel
+    `games` if given (the tests build it once for several uses), else built from games/."""
     version = pyodide_version()
     with tempfile.TemporaryDirectory(prefix="browser-course-") as scratch:
         work = Path(scratch)
         lite, files = work / "lite", work / "files"
         (lite / "static").mkdir(parents=True)
         files.mkdir()
-        games = games_wheel(work)
+        games = games or games_wheel(work)
         lock_url = None
         if flavour == "offline":
             offline_pyodide(lite / "static", cache, version, games)

@@ -1,5 +1,6 @@
 """The assignment notebooks as the browser tests run them: released (stubs) or answered; and
-the browser course's builder, with its download cache filled safely.
+the browser course's builder, with its download cache filled safely and the toolkit's wheel
+built once a run.
 
 Import it as `from browser_notebooks import answered, released` (pytest puts tests/ on the path).
 """
@@ -9,10 +10,13 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import os
+import shutil
 from pathlib import Path
 from types import ModuleType
 
 import nbformat
+import pytest
 from run_wide import file_lock
 
 from autograder.grading.rules import ASSIGNMENT_RULES
@@ -78,3 +82,23 @@ def filled_cache(builder: ModuleType) -> Path:
             builder.pypi_wheel(cache, packages[name]["name"], packages[name]["version"])
         builder.pypi_wheel(cache, *builder.COMM)
     return folder
+
+
+def toolkit_wheel(builder: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The toolkit's wheel (`builder.games_wheel`), built once a run for every module that needs
+    it (the site's build, Pyodide under Node, the published lock): each build is a pip run with
+    an isolated build environment, 3-9 s.
+
+    It is kept in the run's own temporary folder, the one the test workers (pytest-xdist) of
+    this run share and no other run sees, so each run builds it from the games/ it tests.
+    """
+    run_folder = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # each worker has a folder of its own in it
+        run_folder = run_folder.parent
+    work = run_folder / "toolkit-wheel"
+    with file_lock(run_folder / "toolkit-wheel.lock"):
+        built = sorted((work / "dist").glob("*.whl"))
+        if built:
+            return built[0]
+        shutil.rmtree(work, ignore_errors=True)  # what a failed build left
+        return builder.games_wheel(work)

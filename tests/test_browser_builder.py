@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from browser_notebooks import course_builder, filled_cache
+from browser_notebooks import course_builder, filled_cache, toolkit_wheel
 
 pytestmark = pytest.mark.slow  # npm and pip fetch Pyodide and build the toolkit's wheel
 
@@ -21,10 +21,10 @@ def builder():
 
 
 def test_the_published_lock_takes_pyodides_wheels_from_its_cdn_and_the_toolkit_from_the_site(
-    builder, tmp_path: Path
+    builder, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     version = builder.pyodide_version()
-    wheel = builder.games_wheel(tmp_path / "work")
+    wheel = toolkit_wheel(builder, tmp_path_factory)  # builder.games_wheel, once a run
     url = builder.published_lock(tmp_path / "static", builder.DEFAULT_CACHE, version, wheel)
     assert url == "./static/course-lock/pyodide-lock.json"
     lock_path = tmp_path / url.removeprefix("./")

@@ -1,10 +1,12 @@
 """The slow layer of the browser course's tests: the offline site in headless Chromium.
 
 One build of the offline flavour (`assignments/make_browser_course.py`), served on 127.0.0.1
-only, one Chromium (Debian's `chromium` and `chromium-driver`, driven with selenium). Each of
-the six notebooks opens and runs top to bottom (Run All) with no error output; a notebook with
-the answers written in passes its self-checks, draws a tree without matplotlib, and, taken out
-of the browser's storage as File -> Download would save it, grades as the same answers do.
+only, one Chromium (Debian's `chromium` and `chromium-driver`, driven with selenium) with one
+JupyterLab page and one kernel for the module, as a student working through the notebooks keeps
+them (`Lab`, in tests/jupyterlab_page.py with the rest of what drives the page). Each of the six
+notebooks opens and runs top to bottom (Run All) with no error output; a notebook with the
+answers written in passes its self-checks, draws a tree without matplotlib, and, taken out of
+the browser's storage as File -> Download would save it, grades as the same answers do.
 """
 
 from __future__ import annotations
@@ -25,19 +27,18 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from browser_notebooks import ASSIGNMENTS, answered, course_builder, filled_cache
+from browser_notebooks import ASSIGNMENTS, answered, course_builder, filled_cache, toolkit_wheel
 
 pytestmark = pytest.mark.slow
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="pip install -e '.[test]'")
-from selenium.common.exceptions import WebDriverException  # noqa: E402
+from jupyterlab_page import Lab, errors, outputs, run_all, wait_for  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
-PAGE_SECONDS = 400  # a notebook run: 25-45 s on a busy machine; a safety net, not a target
 DRAW = "from games import draw_tree; draw_tree(GameTree([[3, 5], [2, 9]]))"
 SVG_OUTPUT = '.jp-OutputArea-output[data-mime-type="image/svg+xml"] img'
 """JupyterLab shows an SVG output as an image of its text."""
@@ -45,15 +46,21 @@ STORAGE = """
 const [name, value, done] = [arguments[0], arguments[1], arguments[arguments.length - 1]];
 const request = indexedDB.open("JupyterLite Storage - /");
 request.onsuccess = () => {
-  const files = request.result.transaction("files", value ? "readwrite" : "readonly")
-    .objectStore("files");
+  const db = request.result;
+  const transaction = db.transaction("files", value ? "readwrite" : "readonly");
+  const files = transaction.objectStore("files");
   const step = value ? files.put(JSON.parse(value), name) : files.get(name);
-  step.onsuccess = () => done(value ? "" : JSON.stringify(step.result));
-  step.onerror = () => done("");
+  let answer = "";
+  step.onsuccess = () => { answer = value ? "" : JSON.stringify(step.result); };
+  transaction.oncomplete = () => { db.close(); done(answer); };
+  transaction.onabort = () => { db.close(); done(""); };
 };
 request.onerror = () => done("");
 """
-"""Read (or, given a value, write) a file's model in JupyterLite's browser storage."""
+"""Read (or, given a value, write) a file's model in JupyterLite's browser storage, then close
+the connection: one left open blocks JupyterLite's own next upgrade of the database (the first
+checkpoint of a notebook adds a store), and the notebook waited 20-30 s for its kernel until the
+connection was collected."""
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +68,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     builder = course_builder()
     filled_cache(builder)  # the build then only reads the cache
     out = tmp_path_factory.mktemp("site") / "course"
-    builder.build("offline", out, builder.DEFAULT_CACHE)
+    builder.build("offline", out, builder.DEFAULT_CACHE, toolkit_wheel(builder, tmp_path_factory))
     return out
 
 
@@ -93,101 +100,6 @@ def browser() -> Iterator[object]:
     driver.quit()
 
 
-def wait_for(condition, seconds: float = PAGE_SECONDS):
-    """Poll `condition()` until it returns something true; fail after `seconds`."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if found := condition():
-            return found
-        time.sleep(0.5)
-    raise AssertionError(f"still waiting after {seconds} s")
-
-
-FORGET_LAYOUT = """
-const done = arguments[arguments.length - 1];
-indexedDB.databases().then((known) => {
-  if (!known.some((db) => db.name === "JupyterLite Storage - /")) return done("");
-  const request = indexedDB.open("JupyterLite Storage - /");
-  request.onsuccess = () => {
-    const db = request.result;
-    if (!db.objectStoreNames.contains("statedb")) { db.close(); return done(""); }
-    const step = db.transaction("statedb", "readwrite").objectStore("statedb").clear();
-    step.onsuccess = () => { db.close(); done(""); };
-    step.onerror = () => { db.close(); done(""); };
-  };
-  request.onerror = () => done("");
-});
-"""
-"""Clear the layout JupyterLab keeps in the browser's storage (its `statedb`), not the files."""
-
-
-def get(browser, url: str) -> None:
-    try:
-        browser.get(url)
-    except WebDriverException as error:
-        # Chromium's renderer can die under memory pressure ("tab crashed", seen once in a
-        # fresh-clone CI run); that says nothing of the course. The notebooks live in the
-        # origin's storage, so a fresh tab opens the same page: once, then the failure stands.
-        if "tab crashed" not in str(error):
-            raise
-        browser.switch_to.new_window("tab")
-        browser.get(url)
-
-
-def open_lab(browser, base_url: str, query: str = "") -> None:
-    """Open JupyterLab with the layout forgotten. JupyterLab restores the notebooks of the last
-    page, each with a kernel of its own: the sixth notebook opened started six Pyodides, and the
-    layer took 13 minutes instead of about 3. The site's start page (no JupyterLab on it to
-    write the layout back) is where it is forgotten."""
-    get(browser, f"{base_url}/index.html")
-    browser.execute_async_script(FORGET_LAYOUT)
-    get(browser, f"{base_url}/lab/index.html{query}")
-
-
-def open_notebook(browser, base_url: str, name: str) -> None:
-    open_lab(browser, base_url, f"?path={name}")
-    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-CodeCell"))
-
-
-def menu(browser, *labels: str) -> None:
-    """Click a menu of the menu bar, then its items, as a person would."""
-    first, *rest = labels
-    bar = f"//div[contains(@class,'lm-MenuBar-itemLabel') and text()='{first}']"
-    wait_for(lambda: browser.find_elements(By.XPATH, bar))[0].click()
-    for label in rest:
-        item = f"//div[contains(@class,'lm-Menu-itemLabel') and text()='{label}']"
-        wait_for(lambda item=item: browser.find_elements(By.XPATH, item))[0].click()
-
-
-def run_all(browser) -> None:
-    """Run > Run All Cells, then wait until every code cell has run."""
-    menu(browser, "Run", "Run All Cells")
-
-    def finished() -> bool:
-        # The cells run in order and Run All stops at an error: done when the last code cell
-        # has its number, or an error is shown and the kernel is idle. (JupyterLab does not
-        # keep every cell in the page, so the other prompts cannot all be read.)
-        last, idle = browser.execute_script(
-            "const prompts = document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt');"
-            "const status = document.querySelector('.jp-StatusBar-Widget, #jp-main-statusbar');"
-            "return [prompts.length ? prompts[prompts.length - 1].textContent.trim() : '',"
-            " (status ? status.textContent : '').includes('Idle')];"
-        )
-        return last[1:-2].isdigit() or (idle and bool(errors(browser)))
-
-    wait_for(finished)
-
-
-def outputs(browser) -> list[tuple[str, str]]:
-    """(mime type, text) of every output on the page."""
-    found = browser.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output")
-    return [(element.get_attribute("data-mime-type") or "", element.text) for element in found]
-
-
-def errors(browser) -> list[str]:
-    return [text for mime, text in outputs(browser) if mime == "application/vnd.jupyter.stderr"]
-
-
 def save(browser) -> None:
     ActionChains(browser).key_down(Keys.CONTROL).send_keys("s").key_up(Keys.CONTROL).perform()
 
@@ -197,11 +109,16 @@ def stored(browser, name: str) -> dict:
     return json.loads(wait_for(lambda: browser.execute_async_script(STORAGE, name, "") or "", 60))
 
 
+@pytest.fixture(scope="module")
+def lab(browser, base_url: str) -> Lab:
+    return Lab(browser, base_url)
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_each_released_notebook_opens_and_runs_with_no_error_output(
-    browser, base_url: str, assignment: str
+    browser, lab: Lab, assignment: str
 ) -> None:
-    open_notebook(browser, base_url, f"{assignment}.ipynb")
+    lab.open(f"{assignment}.ipynb")
     run_all(browser)
     assert errors(browser) == []
     printed = "\n".join(text for _, text in outputs(browser))
@@ -241,16 +158,14 @@ def grades(notebook: Path, out: Path) -> list[dict]:
 
 
 def test_a_notebook_answered_in_the_browser_passes_draws_and_grades_as_in_jupyter(
-    browser, base_url: str, tmp_path: Path
+    browser, lab: Lab, tmp_path: Path
 ) -> None:
-    # JupyterLite's storage exists once the file browser has listed the files (no notebook
-    # opened, so no kernel started)
-    open_lab(browser, base_url)
-    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, ".jp-DirListing-item"))
+    # JupyterLite's storage exists once the file browser has listed the files
+    lab.start()
     answers = answered("minimax")
     name = "minimax_answers.ipynb"
     browser.execute_async_script(STORAGE, name, json.dumps(stored_model(name, answers)))
-    open_notebook(browser, base_url, name)
+    lab.open(name)
     run_all(browser)
     assert errors(browser) == []
     printed = "\n".join(text for _, text in outputs(browser))
