@@ -11,6 +11,7 @@ packages their `pip install` takes from the index once per run: tests/tutorial_r
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -32,11 +33,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(TUTORIALS_GROUP)]
 
 
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def workspace(tutorial_scratch: Path) -> Path:
     """The self-learner's and the instructor's clone: the instructor's tutorial follows the
     self-learner's in it, as one person would, and finds its `.venv` made (pip then has less
     to install). The student's tutorial has a clone of its own (tests/tutorial_fixtures.py)."""
-    return fresh_copy(tmp_path_factory.mktemp("tutorials"))
+    (tutorial_scratch / "self-learner").mkdir()
+    return fresh_copy(tutorial_scratch / "self-learner")
 
 
 def test_every_shell_block_of_the_tutorials_is_found() -> None:
@@ -85,6 +87,15 @@ def test_the_instructors_tutorial(workspace: Path, tutorial_wheelhouse: Path) ->
     quoted = "when a MAX node starts its running value at 0 instead of minus infinity"
     assert quoted in erin, "the tutorial quotes erin's feedback page"
     assert (grades / "canvas.csv").read_text(encoding="utf-8").startswith("Student,")
+
+
+def test_a_scratch_folder_is_removed_only_once_the_run_that_made_it_has_ended() -> None:
+    from tutorial_fixtures import PREFIX, _owner_alive
+
+    finished = subprocess.Popen(["true"])  # a process that has ended, and been reaped
+    finished.wait()
+    assert not _owner_alive(Path(f"{PREFIX}{finished.pid}-abc"))
+    assert _owner_alive(Path(f"{PREFIX}{os.getpid()}-abc"))
 
 
 def test_games_notebooks_says_how_to_open_them_with_or_without_jupyter(

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import shutil
 import subprocess
 import sys
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -104,19 +104,23 @@ def test_the_student_installs_exactly_this_wheels_files(
 
 
 @pytest.fixture(scope="module")
-def toolkit_kernel(students_tutorial: TutorialRun, tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A kernel in the student's environment, which has only the toolkit, Jupyter and ipykernel."""
+def toolkit_kernel(
+    students_tutorial: TutorialRun, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A kernel in the student's environment, which has only the toolkit, Jupyter and ipykernel
+    (findable while this module runs: the tests that follow on this worker see the usual ones)."""
     python = students_tutorial.workspace / "toolkit-env" / "bin" / "python"
     home = tmp_path_factory.mktemp("kernel")
     kernels = home / "jupyter"
     subprocess.run([str(python), "-m", "ipykernel", "install", "--prefix", str(kernels),
                     "--name", "toolkit-only"], check=True, capture_output=True)  # fmt: skip
-    os.environ["JUPYTER_PATH"] = str(kernels / "share" / "jupyter")
     for package in ("solutions", "autograder"):
         found = subprocess.run([str(python), "-I", "-c", f"import {package}"], capture_output=True,
                                cwd=home)  # fmt: skip
         assert found.returncode != 0, f"{package} is importable with only the toolkit installed"
-    return "toolkit-only"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JUPYTER_PATH", str(kernels / "share" / "jupyter"))
+        yield "toolkit-only"
 
 
 def _run(notebook, kernel: str, folder: Path) -> list[tuple[int, str]]:
