@@ -5,109 +5,40 @@ A fenced `bash` block is run as written, in the tutorial's order. A block marked
 ```` ```{code-block} bash ```` with `:class: interactive` opens something a person uses
 (JupyterLab, a game in the terminal): each of its commands is run with `--help` appended, which
 checks that the program is installed and takes those arguments, and the files it names must
-exist. After each tutorial, what it says happened is checked.
+exist. After each tutorial, what it says happened is checked. How the commands are run, and the
+packages their `pip install` takes from the index once per run: tests/tutorial_runs.py.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import shlex
-import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tutorial_runs import (
+    TUTORIALS,
+    TUTORIALS_GROUP,
+    TutorialRun,
+    fresh_copy,
+    pip_installs,
+    run_tutorial,
+    shell_blocks,
+)
 
 from autograder.grading.rules import ASSIGNMENT_RULES
 
-ROOT = Path(__file__).resolve().parents[1]
-TUTORIALS = ROOT / "docs" / "tutorials"
-FENCE = re.compile(r"^```(?P<info>[^\n`]*)\n(?P<body>.*?)^```\s*$", re.MULTILINE | re.DOTALL)
-SHOWN_LANGUAGES = {"bash", "python", "{code-block} bash"}
-BLOCK_SECONDS = 1500  # a safety net: installing JupyterLab into a fresh environment is the longest
-
-pytestmark = pytest.mark.slow
-
-
-@dataclass(frozen=True)
-class Block:
-    """A shell block of a tutorial: its commands, and whether a person uses what it opens."""
-
-    text: str
-    interactive: bool
-
-
-def shell_blocks(tutorial: Path) -> list[Block]:
-    """The shell blocks of `tutorial`, in order; any other fenced language is refused, so a
-    command cannot hide from this test in a `console` or `sh` block."""
-    blocks = []
-    for fence in FENCE.finditer(tutorial.read_text(encoding="utf-8")):
-        info, body = fence["info"].strip(), fence["body"]
-        assert info in SHOWN_LANGUAGES, f"{tutorial.name}: a ```{info} block (use bash)"
-        if info == "python":
-            continue
-        options = [line for line in body.splitlines() if line.startswith(":")]
-        commands = "\n".join(line for line in body.splitlines() if not line.startswith(":"))
-        blocks.append(Block(commands.strip(), ":class: interactive" in options))
-    return blocks
-
-
-def _fresh_copy(folder: Path) -> Path:
-    """A fresh copy of the repository in `folder`, as a clone would be, without any environment."""
-    copy = folder / "course"
-    shutil.copytree(
-        ROOT,
-        copy,
-        ignore=shutil.ignore_patterns(
-            ".venv", ".git", "_build", "jupyter_execute", "__pycache__", "*.egg-info",
-            ".pytest_cache", ".ruff_cache", ".hypothesis", "grades", "build",
-        ),
-    )  # fmt: skip
-    return copy
+pytest_plugins = ("tutorial_fixtures",)  # the wheelhouse and the student's run, once per run
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(TUTORIALS_GROUP)]
 
 
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def workspace(tutorial_scratch: Path) -> Path:
     """The self-learner's and the instructor's clone: the instructor's tutorial follows the
     self-learner's in it, as one person would, and finds its `.venv` made (pip then has less
-    to install). The student's tutorial has a clone of its own (`tmp_path`), so that it can run
-    on the other worker meanwhile."""
-    return _fresh_copy(tmp_path_factory.mktemp("tutorials"))
-
-
-def _environment() -> dict[str, str]:
-    """The caller's environment without the test's own virtual environment."""
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
-    return env
-
-
-def _bash(commands: str, cwd: Path) -> str:
-    done = subprocess.run(
-        ["bash", "-euo", "pipefail", "-c", commands],
-        cwd=cwd, env=_environment(), capture_output=True, text=True, timeout=BLOCK_SECONDS,
-    )  # fmt: skip
-    assert done.returncode == 0, f"$ {commands}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return done.stdout
-
-
-def run_tutorial(name: str, cwd: Path) -> str:
-    """Run every shell block of tutorial `name` in `cwd`; return what they printed."""
-    printed = []
-    blocks = shell_blocks(TUTORIALS / f"{name}.md")
-    assert blocks, f"{name}.md shows no command"
-    for block in blocks:
-        if not block.interactive:
-            printed.append(_bash(block.text, cwd))
-            continue
-        for line in block.text.splitlines():
-            for word in shlex.split(line):
-                if word.endswith(".ipynb"):
-                    assert (cwd / word).is_file(), f"{name}.md opens {word}, which is not there"
-            printed.append(_bash(f"{line} --help", cwd))
-    return "\n".join(printed)
+    to install). The student's tutorial has a clone of its own (tests/tutorial_fixtures.py)."""
+    (tutorial_scratch / "self-learner").mkdir()
+    return fresh_copy(tutorial_scratch / "self-learner")
 
 
 def test_every_shell_block_of_the_tutorials_is_found() -> None:
@@ -117,9 +48,13 @@ def test_every_shell_block_of_the_tutorials_is_found() -> None:
     assert any(block.interactive for block in found["student"])
 
 
-def test_the_students_tutorial(tmp_path: Path) -> None:
-    workspace = _fresh_copy(tmp_path)
-    printed = run_tutorial("student", workspace)
+def test_the_pip_installs_of_the_tutorials_are_read_from_their_commands() -> None:
+    """The wheelhouse holds what these name; a tutorial that installs something new adds it."""
+    assert pip_installs() == [".", "jupyterlab", "./games[jupyter]"]
+
+
+def test_the_students_tutorial(students_tutorial: TutorialRun) -> None:
+    workspace, printed = students_tutorial.workspace, students_tutorial.printed
     course = workspace / "my_course"
     assert sorted(p.name for p in course.glob("*.ipynb")) == sorted(
         f"{name}.ipynb" for name in ASSIGNMENT_RULES
@@ -132,8 +67,8 @@ def test_the_students_tutorial(tmp_path: Path) -> None:
         assert found.returncode != 0, f"the toolkit's environment can import {package}"
 
 
-def test_the_self_learners_tutorial(workspace: Path) -> None:
-    printed = run_tutorial("self-learner", workspace)
+def test_the_self_learners_tutorial(workspace: Path, tutorial_wheelhouse: Path) -> None:
+    printed = run_tutorial("self-learner", workspace, tutorial_wheelhouse)
     assert "549,946" in printed, "python -m solutions facts prints the tic-tac-toe facts"
     assert (workspace / "my_grades" / "minimax" / "feedback.html").is_file()
     grades = (workspace / "my_grades" / "grades.csv").read_text(encoding="utf-8").splitlines()
@@ -142,8 +77,8 @@ def test_the_self_learners_tutorial(workspace: Path) -> None:
     assert row[:3] == ["minimax", "0", "25"], "an untouched notebook scores 0 of 25"
 
 
-def test_the_instructors_tutorial(workspace: Path) -> None:
-    run_tutorial("instructor", workspace)
+def test_the_instructors_tutorial(workspace: Path, tutorial_wheelhouse: Path) -> None:
+    run_tutorial("instructor", workspace, tutorial_wheelhouse)
     grades = workspace / "grades"
     rows = (grades / "grades.csv").read_text(encoding="utf-8").splitlines()[1:]
     assert len(rows) == 35, "the example class has 35 students"
@@ -152,6 +87,15 @@ def test_the_instructors_tutorial(workspace: Path) -> None:
     quoted = "when a MAX node starts its running value at 0 instead of minus infinity"
     assert quoted in erin, "the tutorial quotes erin's feedback page"
     assert (grades / "canvas.csv").read_text(encoding="utf-8").startswith("Student,")
+
+
+def test_a_scratch_folder_is_removed_only_once_the_run_that_made_it_has_ended() -> None:
+    from tutorial_fixtures import PREFIX, _owner_alive
+
+    finished = subprocess.Popen(["true"])  # a process that has ended, and been reaped
+    finished.wait()
+    assert not _owner_alive(Path(f"{PREFIX}{finished.pid}-abc"))
+    assert _owner_alive(Path(f"{PREFIX}{os.getpid()}-abc"))
 
 
 def test_games_notebooks_says_how_to_open_them_with_or_without_jupyter(

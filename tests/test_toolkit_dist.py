@@ -3,21 +3,25 @@
 A graded student installs `pip install ./games` (or the same from git with
 `#subdirectory=games`): the wheel must hold no reference solutions, no grader and no hidden
 instances, and an assignment notebook must run in a virtual environment that has nothing else.
+That environment is the one the student's tutorial makes (`pip install './games[jupyter]'`,
+tests/tutorial_fixtures.py): the toolkit, Jupyter, and this very wheel's files.
 """
 
 from __future__ import annotations
 
-import os
+import csv
+import io
 import shutil
 import subprocess
 import sys
-import venv
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from tutorial_runs import TUTORIALS_GROUP, TutorialRun, environment
 
 from autograder.grading.rules import ASSIGNMENT_RULES
 
@@ -26,24 +30,22 @@ ASSIGNMENTS = ROOT / "assignments" / "source"
 RELEASED = tuple(ASSIGNMENT_RULES)
 """The notebooks the toolkit ships (assignments/make_assignments.py writes games/notebooks/)."""
 
-pytestmark = pytest.mark.slow
-
-
-def _pip(python: Path, *args: str) -> None:
-    done = subprocess.run(
-        [str(python), "-m", "pip", "--disable-pip-version-check", *args],
-        capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+pytest_plugins = ("tutorial_fixtures",)  # the student's tutorial, run once for both modules
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(TUTORIALS_GROUP)]
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The toolkit's wheel, built from a copy of the folder (the build writes beside it)."""
+def wheel(tmp_path_factory: pytest.TempPathFactory, tutorial_wheelhouse: Path) -> Path:
+    """The toolkit's wheel, built from a copy of the folder (the build writes beside it); its
+    build backend comes from the tutorials' wheelhouse, as in the student's install."""
     scratch = tmp_path_factory.mktemp("toolkit")
     shutil.copytree(ROOT / "games", scratch / "games", ignore=shutil.ignore_patterns("__pycache__"))
-    _pip(Path(sys.executable), "wheel", "--no-deps", "-q", str(scratch / "games"), "-w",
-         str(scratch / "dist"))  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(scratch / "games"),
+         "-w", str(scratch / "dist")],
+        capture_output=True, text=True, timeout=900, env=environment(tutorial_wheelhouse),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     (built,) = (scratch / "dist").glob("*.whl")
     return built
 
@@ -78,22 +80,47 @@ def test_the_wheel_holds_the_toolkit_and_nothing_of_the_answers(wheel: Path) -> 
             assert b"raise NotImplementedError()" in released, name
 
 
+def _hashes(record: str) -> dict[str, str]:
+    """The `games/` files of a wheel's RECORD and their hashes (bytecode left out: an install
+    may compile it, a wheel holds none)."""
+    return {
+        row[0]: row[1]
+        for row in csv.reader(io.StringIO(record))
+        if row and row[0].startswith("games/") and "__pycache__" not in row[0]
+    }
+
+
+def test_the_student_installs_exactly_this_wheels_files(
+    wheel: Path, students_tutorial: TutorialRun
+) -> None:
+    """`pip install './games[jupyter]'` builds the toolkit from the same folder: the files it
+    installed are the checked wheel's, byte for byte (RECORD's hashes)."""
+    env = students_tutorial.workspace / "toolkit-env"
+    (installed,) = env.glob("lib/python*/site-packages/adversarial_search_games-*.dist-info/RECORD")
+    with zipfile.ZipFile(wheel) as archive:
+        (record,) = [name for name in archive.namelist() if name.endswith(".dist-info/RECORD")]
+        built = _hashes(archive.read(record).decode("utf-8"))
+    assert built and _hashes(installed.read_text(encoding="utf-8")) == built
+
+
 @pytest.fixture(scope="module")
-def toolkit_kernel(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A kernel in a fresh virtual environment that has only the toolkit (and ipykernel)."""
-    home = tmp_path_factory.mktemp("venv")
-    venv.create(home / "env", with_pip=True)
-    python = home / "env" / "bin" / "python"
-    _pip(python, "install", "-q", str(wheel), "ipykernel")
+def toolkit_kernel(
+    students_tutorial: TutorialRun, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A kernel in the student's environment, which has only the toolkit, Jupyter and ipykernel
+    (findable while this module runs: the tests that follow on this worker see the usual ones)."""
+    python = students_tutorial.workspace / "toolkit-env" / "bin" / "python"
+    home = tmp_path_factory.mktemp("kernel")
     kernels = home / "jupyter"
     subprocess.run([str(python), "-m", "ipykernel", "install", "--prefix", str(kernels),
                     "--name", "toolkit-only"], check=True, capture_output=True)  # fmt: skip
-    os.environ["JUPYTER_PATH"] = str(kernels / "share" / "jupyter")
     for package in ("solutions", "autograder"):
         found = subprocess.run([str(python), "-I", "-c", f"import {package}"], capture_output=True,
                                cwd=home)  # fmt: skip
         assert found.returncode != 0, f"{package} is importable with only the toolkit installed"
-    return "toolkit-only"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JUPYTER_PATH", str(kernels / "share" / "jupyter"))
+        yield "toolkit-only"
 
 
 def _run(notebook, kernel: str, folder: Path) -> list[tuple[int, str]]:
