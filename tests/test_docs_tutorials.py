@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from tutorial_runs import (
@@ -90,6 +91,24 @@ def test_a_scratch_folder_is_removed_only_once_the_run_that_made_it_has_ended() 
     finished.wait()
     assert not _owner_alive(Path(f"{PREFIX}{finished.pid}-abc"))
     assert _owner_alive(Path(f"{PREFIX}{os.getpid()}-abc"))
+
+
+def test_shared_memory_holds_the_tutorials_only_if_it_runs_programs_and_has_room(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import tutorial_fixtures
+
+    def mount(flags: int, free: int) -> None:
+        found = SimpleNamespace(f_flag=flags, f_bavail=free, f_frsize=1)
+        monkeypatch.setattr(tutorial_fixtures.os, "statvfs", lambda path: found)
+
+    monkeypatch.setattr(tutorial_fixtures, "SHARED_MEMORY", Path("/"))  # a folder that exists
+    mount(0, tutorial_fixtures.ROOM + 1)
+    assert tutorial_fixtures._memory_has_room()
+    mount(os.ST_NOEXEC, tutorial_fixtures.ROOM + 1)
+    assert not tutorial_fixtures._memory_has_room(), "scripts could not run from a noexec mount"
+    mount(0, tutorial_fixtures.ROOM - 1)
+    assert not tutorial_fixtures._memory_has_room()
 
 
 def test_games_notebooks_says_how_to_open_them_with_or_without_jupyter(

@@ -26,6 +26,15 @@ ROOM = 2 * 2**30
 PREFIX = "course-tutorials-"
 
 
+def _memory_has_room() -> bool:
+    """Whether shared memory can hold the tutorials' files and run their commands (a noexec
+    mount, Docker's default, could not start `.venv/bin/pip`)."""
+    if not SHARED_MEMORY.is_dir():
+        return False
+    mount = os.statvfs(SHARED_MEMORY)
+    return not mount.f_flag & os.ST_NOEXEC and mount.f_bavail * mount.f_frsize > ROOM
+
+
 def _owner_alive(folder: Path) -> bool:
     """Whether the test process that made `folder` (named PREFIX<pid>-...) still runs."""
     pid = int(folder.name.removeprefix(PREFIX).split("-")[0])
@@ -49,7 +58,7 @@ def tutorial_scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]
     The folder is removed at the end of the run, and so is one that a run killed before its end
     left behind.
     """
-    if SHARED_MEMORY.is_dir() and shutil.disk_usage(SHARED_MEMORY).free > ROOM:
+    if _memory_has_room():
         for stale in SHARED_MEMORY.glob(f"{PREFIX}*"):
             if not _owner_alive(stale):
                 shutil.rmtree(stale, ignore_errors=True)
