@@ -5,8 +5,8 @@ A fenced `bash` block is run as written, in the tutorial's order. A block marked
 ```` ```{code-block} bash ```` with `:class: interactive` opens something a person uses
 (JupyterLab, a game in the terminal): each of its commands is run with `--help` appended, which
 checks that the program is installed and takes those arguments, and the files it names must
-exist. After each tutorial, what it says happened is checked. How the commands are run, and the
-packages their `pip install` takes from the index once per run: tests/tutorial_runs.py.
+exist. After each tutorial, what it says happened is checked. How the commands are run:
+tests/tutorial_runs.py; what the tutorials' tests share in a run: tests/tutorial_fixtures.py.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from tutorial_runs import (
@@ -21,14 +22,13 @@ from tutorial_runs import (
     TUTORIALS_GROUP,
     TutorialRun,
     fresh_copy,
-    pip_installs,
     run_tutorial,
     shell_blocks,
 )
 
 from autograder.grading.rules import ASSIGNMENT_RULES
 
-pytest_plugins = ("tutorial_fixtures",)  # the wheelhouse and the student's run, once per run
+pytest_plugins = ("tutorial_fixtures",)  # the student's tutorial, run once for both modules
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(TUTORIALS_GROUP)]
 
 
@@ -48,11 +48,6 @@ def test_every_shell_block_of_the_tutorials_is_found() -> None:
     assert any(block.interactive for block in found["student"])
 
 
-def test_the_pip_installs_of_the_tutorials_are_read_from_their_commands() -> None:
-    """The wheelhouse holds what these name; a tutorial that installs something new adds it."""
-    assert pip_installs() == [".", "jupyterlab", "./games[jupyter]"]
-
-
 def test_the_students_tutorial(students_tutorial: TutorialRun) -> None:
     workspace, printed = students_tutorial.workspace, students_tutorial.printed
     course = workspace / "my_course"
@@ -67,8 +62,8 @@ def test_the_students_tutorial(students_tutorial: TutorialRun) -> None:
         assert found.returncode != 0, f"the toolkit's environment can import {package}"
 
 
-def test_the_self_learners_tutorial(workspace: Path, tutorial_wheelhouse: Path) -> None:
-    printed = run_tutorial("self-learner", workspace, tutorial_wheelhouse)
+def test_the_self_learners_tutorial(workspace: Path) -> None:
+    printed = run_tutorial("self-learner", workspace)
     assert "549,946" in printed, "python -m solutions facts prints the tic-tac-toe facts"
     assert (workspace / "my_grades" / "minimax" / "feedback.html").is_file()
     grades = (workspace / "my_grades" / "grades.csv").read_text(encoding="utf-8").splitlines()
@@ -77,8 +72,8 @@ def test_the_self_learners_tutorial(workspace: Path, tutorial_wheelhouse: Path) 
     assert row[:3] == ["minimax", "0", "25"], "an untouched notebook scores 0 of 25"
 
 
-def test_the_instructors_tutorial(workspace: Path, tutorial_wheelhouse: Path) -> None:
-    run_tutorial("instructor", workspace, tutorial_wheelhouse)
+def test_the_instructors_tutorial(workspace: Path) -> None:
+    run_tutorial("instructor", workspace)
     grades = workspace / "grades"
     rows = (grades / "grades.csv").read_text(encoding="utf-8").splitlines()[1:]
     assert len(rows) == 35, "the example class has 35 students"
@@ -96,6 +91,24 @@ def test_a_scratch_folder_is_removed_only_once_the_run_that_made_it_has_ended() 
     finished.wait()
     assert not _owner_alive(Path(f"{PREFIX}{finished.pid}-abc"))
     assert _owner_alive(Path(f"{PREFIX}{os.getpid()}-abc"))
+
+
+def test_shared_memory_holds_the_tutorials_only_if_it_runs_programs_and_has_room(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import tutorial_fixtures
+
+    def mount(flags: int, free: int) -> None:
+        found = SimpleNamespace(f_flag=flags, f_bavail=free, f_frsize=1)
+        monkeypatch.setattr(tutorial_fixtures.os, "statvfs", lambda path: found)
+
+    monkeypatch.setattr(tutorial_fixtures, "SHARED_MEMORY", Path("/"))  # a folder that exists
+    mount(0, tutorial_fixtures.ROOM + 1)
+    assert tutorial_fixtures._memory_has_room()
+    mount(os.ST_NOEXEC, tutorial_fixtures.ROOM + 1)
+    assert not tutorial_fixtures._memory_has_room(), "scripts could not run from a noexec mount"
+    mount(0, tutorial_fixtures.ROOM - 1)
+    assert not tutorial_fixtures._memory_has_room()
 
 
 def test_games_notebooks_says_how_to_open_them_with_or_without_jupyter(

@@ -35,15 +35,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(TUTORIALS_GROUP)]
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory, tutorial_wheelhouse: Path) -> Path:
-    """The toolkit's wheel, built from a copy of the folder (the build writes beside it); its
-    build backend comes from the tutorials' wheelhouse, as in the student's install."""
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The toolkit's wheel, built from a copy of the folder (the build writes beside it)."""
     scratch = tmp_path_factory.mktemp("toolkit")
     shutil.copytree(ROOT / "games", scratch / "games", ignore=shutil.ignore_patterns("__pycache__"))
     done = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(scratch / "games"),
          "-w", str(scratch / "dist")],
-        capture_output=True, text=True, timeout=900, env=environment(tutorial_wheelhouse),
+        capture_output=True, text=True, timeout=900, env=environment(),
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     (built,) = (scratch / "dist").glob("*.whl")

@@ -3,11 +3,8 @@
 tests/test_docs_tutorials.py and tests/test_toolkit_dist.py load it (`pytest_plugins`), and
 both name the xdist group `TUTORIALS_GROUP`, so they run on one worker, which builds these once:
 
-- `tutorial_scratch`: where their clones, environments and wheelhouse go, in memory when the
+- `tutorial_scratch`: where the tutorials' clones and environments go, in memory when the
   machine has room for them;
-- `tutorial_wheelhouse`: every distribution the tutorials' `pip install` commands take (read
-  from the commands themselves), downloaded from the index once (tests/tutorial_runs.py says
-  how the commands then use it);
 - `students_tutorial`: the student's tutorial run once in a fresh clone; its toolkit-only
   environment is also the kernel of tests/test_toolkit_dist.py (the same install, tested twice).
 """
@@ -16,27 +13,26 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tutorial_runs import (
-    BLOCK_SECONDS,
-    ROOT,
-    TutorialRun,
-    fresh_copy,
-    pip_installs,
-    requirements_of,
-    run_tutorial,
-    venv_interpreter,
-)
+from tutorial_runs import TutorialRun, fresh_copy, run_tutorial
 
 SHARED_MEMORY = Path("/dev/shm")
 ROOM = 2 * 2**30
 """Bytes free that shared memory must have for the tutorials' files (they take under 1 GB)."""
 PREFIX = "course-tutorials-"
+
+
+def _memory_has_room() -> bool:
+    """Whether shared memory can hold the tutorials' files and run their commands (a noexec
+    mount, Docker's default, could not start `.venv/bin/pip`)."""
+    if not SHARED_MEMORY.is_dir():
+        return False
+    mount = os.statvfs(SHARED_MEMORY)
+    return not mount.f_flag & os.ST_NOEXEC and mount.f_bavail * mount.f_frsize > ROOM
 
 
 def _owner_alive(folder: Path) -> bool:
@@ -53,15 +49,16 @@ def _owner_alive(folder: Path) -> bool:
 
 @pytest.fixture(scope="session")
 def tutorial_scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The folder of the tutorials' clones, environments and wheelhouse: in shared memory
-    (/dev/shm) when it has room, else in pytest's temporary folder.
+    """The folder of the tutorials' clones and environments: in shared memory (/dev/shm) when
+    it has room, else in pytest's temporary folder.
 
     Each environment is some twenty thousand small files, and on this project's machines the
-    disk took twice as long as memory to write them (a local install of JupyterLab's
-    distributions: 23-29 s on ext4 against 14-16 s in /dev/shm, at load 6). The folder is
-    removed at the end of the run, and so is one that a run killed before its end left behind.
+    disk took about twice as long as memory to write them (an install of JupyterLab's
+    distributions from local wheels: 23-29 s on ext4 against 14-16 s in /dev/shm, at load 6).
+    The folder is removed at the end of the run, and so is one that a run killed before its end
+    left behind.
     """
-    if SHARED_MEMORY.is_dir() and shutil.disk_usage(SHARED_MEMORY).free > ROOM:
+    if _memory_has_room():
         for stale in SHARED_MEMORY.glob(f"{PREFIX}*"):
             if not _owner_alive(stale):
                 shutil.rmtree(stale, ignore_errors=True)
@@ -72,44 +69,12 @@ def tutorial_scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]
         yield tmp_path_factory.mktemp("tutorials")
 
 
-def _pip_run(python: str, *args: str, cwd: Path) -> None:
-    done = subprocess.run(
-        [python, "-m", "pip", "--disable-pip-version-check", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=BLOCK_SECONDS,
-    )  # fmt: skip
-    assert done.returncode == 0, f"pip {' '.join(args)}\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
-
-
 @pytest.fixture(scope="session")
-def tutorial_wheelhouse(tutorial_scratch: Path) -> Path:
-    """Every distribution the tutorials install, downloaded from the index once for the run.
-
-    Resolved together by the tutorials' own interpreter, so the versions fit each other and it;
-    the requirements that are folders of a clone (`.`, `./games[jupyter]`) are built from the
-    clone when a tutorial installs them, and bring their dependencies and build backends here.
-    """
-    scratch = tutorial_scratch / "wheelhouse"
-    scratch.mkdir()
-    wheelhouse = scratch / "wheels"
-    needed = {need for word in pip_installs() for need in requirements_of(word, ROOT)}
-    python = venv_interpreter()
-    _pip_run(python, "download", "-q", "-d", str(wheelhouse), *sorted(needed), cwd=scratch)
-    # a distribution published only as source is built once here, so no install builds it
-    sources = [path for path in wheelhouse.iterdir() if not path.name.endswith(".whl")]
-    if sources:
-        _pip_run(python, "wheel", "-q", "--no-deps", "-w", str(wheelhouse),
-                 *map(str, sources), cwd=scratch)  # fmt: skip
-        for path in sources:
-            path.unlink()
-    return wheelhouse
-
-
-@pytest.fixture(scope="session")
-def students_tutorial(tutorial_scratch: Path, tutorial_wheelhouse: Path) -> TutorialRun:
+def students_tutorial(tutorial_scratch: Path) -> TutorialRun:
     """The student's tutorial, run once in a clone of its own: its environment (`toolkit-env`,
     the toolkit and Jupyter only) is also the kernel that runs the assignments in
     tests/test_toolkit_dist.py."""
     (tutorial_scratch / "student").mkdir()
     workspace = fresh_copy(tutorial_scratch / "student")
-    printed = run_tutorial("student", workspace, tutorial_wheelhouse)
+    printed = run_tutorial("student", workspace)
     return TutorialRun(workspace, printed)
