@@ -152,9 +152,9 @@ class Lab:
     def __init__(self, browser, base_url: str) -> None:
         self.browser, self.base_url = browser, base_url
         self.loaded = False
+        # the notebooks opened in the page: closing a tab keeps its session, so one opened
+        # again is back on the running kernel at once
         self.opened: set[str] = set()
-        """Notebooks opened in the page: closing a tab keeps its session, so one opened again
-        is back on the running kernel at once."""
 
     def start(self, query: str = "") -> None:
         """Load JupyterLab once (the first notebook by its link, `?path=`, as the start page
