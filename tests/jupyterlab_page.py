@@ -21,6 +21,8 @@ from selenium.webdriver.support.ui import Select
 
 PAGE_SECONDS = 400  # a notebook run: 25-45 s on a busy machine; a safety net, not a target
 DIALOG_SELECT = ".jp-Dialog select"
+OWN_KERNEL = "Python (Pyodide) |"
+"""The status bar once a notebook has a kernel (booting or not): "Python (Pyodide) | Idle"."""
 
 
 def wait_for(condition, seconds: float = PAGE_SECONDS):
@@ -150,7 +152,9 @@ class Lab:
     def __init__(self, browser, base_url: str) -> None:
         self.browser, self.base_url = browser, base_url
         self.loaded = False
-        self.kernel_started = False
+        # the notebooks opened in the page: closing a tab keeps its session, so one opened
+        # again is back on the running kernel at once
+        self.opened: set[str] = set()
 
     def start(self, query: str = "") -> None:
         """Load JupyterLab once (the first notebook by its link, `?path=`, as the start page
@@ -168,10 +172,10 @@ class Lab:
         else:
             self.start(f"?path={name}")
         wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-CodeCell"))
-        if self.kernel_started:
+        if self.opened and name not in self.opened:
             self.use_the_running_kernel()
         wait_for(lambda: "Idle" in status(self.browser))
-        self.kernel_started = True
+        self.opened.add(name)
 
     def close_notebook(self) -> None:
         """File -> Close Tab, without saving what the run changed; the kernel keeps running."""
@@ -207,6 +211,9 @@ class Lab:
 
     def use_the_running_kernel(self) -> None:
         """Shut down the notebook's own kernel and take the one already running instead."""
+        # Not before the notebook has its kernel: shut down while "Initializing", there is
+        # nothing to shut down yet, and the kernel it then starts stays
+        wait_for(lambda: OWN_KERNEL in status(self.browser))
         menu(self.browser, "Kernel", "Shut Down Kernel")
         wait_for(lambda: "No Kernel" in status(self.browser), 60)
         menu(self.browser, "Kernel", "Change Kernel\u2026")
