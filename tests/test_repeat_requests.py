@@ -355,3 +355,11 @@ def test_a_search_that_only_asks_again_reports_in_batches_as_it_goes(view, repor
     assert outcome.status == "returned" and outcome.value is True
     assert outcome.states_generated == 5001 and len(outcome.generated) == 5001
     assert reported == [2048, 2048, 904]  # two full batches on their own, the rest with the return
+
+
+def test_the_runner_and_the_grader_agree_on_the_batch_s_frame() -> None:
+    from autograder.sandbox import runner
+
+    assert runner._PAIR.format == wire._TOKEN_INDEX.format  # (token, index), big-endian
+    assert bytes([wire._AGAIN_TAG]) == b"a"  # what `Channel._write` puts before the pairs
+    assert runner._BATCH_MOST + 5 < wire.MAX_MESSAGE  # a full batch is one frame the grader takes
