@@ -116,11 +116,25 @@ def mid_game_positions(count: int = 40) -> list:
 class _ServedInProcess:
     """The grader's work for a served state (`StudentProcess._serve`: the child's entry in the
     run's table, computed the first time it is asked for) and the runner's (unmarshalling a
-    child the call does not hold yet), in one process: no pipe."""
+    child the call does not hold yet), in one process: no pipe. A request the call made already
+    is answered by the runner and taken by the grader from the report (`answered_again`)."""
 
     def __init__(self, tokens: Tokens, budget: int) -> None:
         self.tokens, self.budget, self.count, self.served = tokens, budget, 0, {}
         self.table = tokens.served_table(GAME, GAME.evaluate)
+        self.again = 0  # the requests answered again
+
+    def answered_again(self, game, token: int, index: int) -> bool:
+        if self.count >= self.budget:
+            return False
+        found = self.served[token]
+        if index >= len(found[1]):
+            raise RuntimeError("a repeat the grader cannot check")
+        self.count += 1
+        self.again += 1
+        child = found[2][index]
+        self.served[child[4]] = child
+        return True
 
     def request_child(self, token: int, index: int, known: dict | None = None):
         found = self.served[token]
@@ -135,21 +149,26 @@ class _ServedInProcess:
         return child[4], marshal.loads(child[3][13:]) if info is None else info
 
 
-def round_trip_split(positions: list, states: int = 2000) -> tuple[float, float, int]:
+def round_trip_split(positions: list, states: int = 2000) -> tuple[float, float, int, int]:
     """Microseconds per served state of the reference agent's moves in `positions` at `states`
     a move: (through the sandbox, as graded; with both sides' Python in this process, no pipe),
-    and the states served. What the second leaves of the first is the round trip itself."""
+    the states served, and how many of them were asked again within their move (the runner
+    answers those without a round trip). What the second leaves of the first is mostly the
+    round trips."""
+    again = [0]
 
     def in_process() -> int:
         _CHILDREN.clear()  # both start with no child computed
         connect_four_children._RAW.clear()
         tokens, served = Tokens(), 0
+        again[0] = 0
         for state in positions:
             info = _info(GAME, state, GAME.evaluate)
             channel = _ServedInProcess(tokens, states)
             root, channel.served = tokens.start_call(state, info[1], channel.table)
             reference.connect_four_agent(ProxyGame(channel, root, info), root, 3.0)
             served += channel.count
+            again[0] += channel.again
         return served
 
     def sandboxed(view: Path) -> int:
@@ -171,7 +190,7 @@ def round_trip_split(positions: list, states: int = 2000) -> tuple[float, float,
     alone, served_here = best_of(2, in_process)
     if served_here != served:  # the same search on the same positions: never
         raise RuntimeError(f"the reference served {served:,} states, and {served_here:,} here")
-    return 1e6 * piped / served, 1e6 * alone / served, served
+    return 1e6 * piped / served, 1e6 * alone / served, served, again[0]
 
 
 def claimed_cpus() -> list[str]:
@@ -241,13 +260,16 @@ def main(argv: list[str] | None = None) -> int:
         f"A served Connect Four child's frame: {scratch:.1f} us computed from scratch, "
         f"{incremental:.1f} us from its parent's stone, as served ({ratio(scratch, incremental)})"
     )
-    piped, alone, served = round_trip_split(mid_game_positions())
+    piped, alone, served, again = round_trip_split(mid_game_positions())
+    trips = served - again
     console.print(
         f"A served state, the reference's moves in 40 positions ({served:,} states, best of 2): "
         f"{piped:.1f} us through the sandbox, {alone:.1f} us with the agent's search and the "
-        f"grader's serving in one process ({100 * alone / piped:.0f}%); the rest "
-        f"({piped - alone:.1f} us) is the round trip itself, a write and a read on each side "
-        "and two context switches on the shared CPU"
+        f"grader's serving in one process ({100 * alone / piped:.0f}%). {again:,} of the states "
+        f"({100 * again / served:.1f}%) were asked again within their move and answered by the "
+        f"runner; the other {trips:,} were round trips, about "
+        f"{(piped - alone) * served / trips:.1f} us each (a write and a read on each side and "
+        "two context switches on the shared CPU)"
     )
     console.print(
         "CPUs claimed by other gradings on this machine at the start: "

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from autograder.sandbox.view import (
     is_jailed_view,
 )
 from autograder.sandbox.wire import (
+    _AGAIN_TAG,
     _REQUEST,
     _REQUEST_FRAME,
     _REQUEST_HEAD,
@@ -47,6 +49,7 @@ from autograder.sandbox.wire import (
     _json_message,
     loaded_report,
     positions_named,
+    served_again,
 )
 from autograder.sandbox.zygote_client import Zygote
 from games.protocol import Game
@@ -262,8 +265,7 @@ class StudentProcess(PipeEnds, Holding):
         call of this process's life (`self.tokens`), so a transposition finds the same state and
         a table kept between calls finds its positions again, as on the real game. A call asks
         only for states sent in it (`served`: token -> `tokens.Entry`). `outcome.carried`
-        counts the positions of earlier calls it answered without a search.
-        """
+        counts the positions of earlier calls it answered without a search."""
         started = time.monotonic()
         self._call_seconds = self.limits.timeout if timeout is None else timeout
         deadline = started + self._call_seconds
@@ -272,6 +274,7 @@ class StudentProcess(PipeEnds, Holding):
         info, tokens = _info(game, state, evaluate), self.tokens
         root, served = tokens.start_call(state, info[1], tokens.served_table(game, evaluate))
         parents: set[int] = set()
+        names, most = (served, parents, self.tokens), (max_states, state_budget)
         try:
             self._send(
                 {
@@ -283,10 +286,10 @@ class StudentProcess(PipeEnds, Holding):
                     "evaluate": evaluate is not None and evaluate_argument,
                     "players": getattr(game, "players", None),
                     "seed": seed,
+                    "limit": max_states if state_budget is None else min(most),
                 },
                 deadline,
             )
-            names, most = (served, parents, self.tokens), (max_states, state_budget)
             message = self._serve(game, evaluate, names, outcome, record, deadline, most)
             op = message.get("op")
             if op == "return":
@@ -328,10 +331,9 @@ class StudentProcess(PipeEnds, Holding):
         a request is usually all one read brings, and a child asked for before from the same
         parent is its entry's link (`Tokens.served_table`: the whole frame kept, one list
         look-up), else `Tokens.child` computes its entry once; it is counted, and recorded,
-        every time. A position served before in this run keeps its token (see `call`);
+        every time, as are the requests the runner answered again itself (`served_again`).
         `parents` gets each state a child is asked of. `names` is (served, parents, tokens);
-        `most` is (max_states, state_budget), as `call` was given.
-        """
+        `most` is (max_states, state_budget), as `call` was given."""
         served, parents, tokens = names
         table = tokens.served_table(game, evaluate)  # the call's, as `call` started it
         new_child, generated, count = tokens.child, outcome.generated if record else None, 0
@@ -339,7 +341,7 @@ class StudentProcess(PipeEnds, Holding):
         head, whole, unpack_request = _REQUEST_HEAD, _REQUEST_FRAME, _TOKEN_INDEX.unpack_from
         limit = most[0] if most[1] is None else min(most)
         check_at = self._checkpoint(deadline)
-        wait = _poller(read_fd)
+        wait, again = _poller(read_fd), partial(served_again, names, table, generated, outcome)
         try:
             while True:
                 buffer = self._buffer
@@ -360,9 +362,12 @@ class StudentProcess(PipeEnds, Holding):
                 if len(buffer) >= whole and buffer.startswith(head):
                     token, index = unpack_request(buffer, 5)
                     self._buffer = buffer[whole:]
-                else:  # a request cut in two by the pipe, or the student's last message
+                else:  # a request cut in two, requests answered again, or the last message
                     self._buffer = buffer
                     payload = self._frame(deadline, "the call")
+                    if payload[0] == _AGAIN_TAG:  # they count as requests: the room shrinks
+                        limit -= again(payload, limit - count)
+                        continue
                     if len(payload) != _REQUEST.size or payload[0] != _REQUEST_TAG:
                         return _json_message(payload)
                     _, token, index = _REQUEST.unpack(payload)

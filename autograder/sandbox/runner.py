@@ -3,16 +3,19 @@
 This file is copied into the sandbox and run as a script; it must never import `autograder` or
 `solutions`. It talks to the grader over two pipes in length-prefixed frames. The grader sends
 marshalled data (this process trusts the grader): b"m" + a marshalled message, or b"c" + a
-child's 8-byte token + its marshalled info. This process sends either a 13-byte `result`
-request or JSON, the only things the grader parses:
+child's 8-byte token + its marshalled info. This process sends a 13-byte `result` request, a
+batch of repeated requests (b"a" + 12 bytes a pair), or JSON, the only things the grader parses:
 
     grader -> runner   {"op": "load", "cells": [[index, source], ...]}
     runner -> grader   {"op": "loaded", "cells": [...errors...], "functions": [...]}
     grader -> runner   {"op": "call", "function": name, "root": token, "info": (...), "args": [...],
-                        "seed": None, or random.seed's argument at a contest game's first move}
+                        "seed": None, or random.seed's argument at a contest game's first move,
+                        "limit": the requests the grader answers in this call before refusing}
     runner -> grader   b"r" + token + action index                          (while searching)
     grader -> runner   b"c" + token + info  or  b"m" + "why the request was refused"
                        or b"m" + {"out_of_states": budget}     (the move's budget is spent)
+    runner -> grader   b"a" + (token + action index) * n     (the repeats answered here, in order,
+                                                              just before the next frame above)
     runner -> grader   {"op": "return", "value": plain}  or
                        {"op": "raised", "error": text, "where": the student's line}
 
@@ -27,6 +30,22 @@ as the protocol promises: the same position has the same token in every call of 
 life (so a transposition table works, within a call and between calls, as on the real game).
 A call reads only the states it was sent: a token kept from an earlier call is answered again
 once this call reaches its position.
+
+A request the call has made already (the same parent, the same action: a deepening search asks
+again at every depth, a third of the contest's requests) is answered here without a round trip
+and reported in a batch with the next frame sent, whatever it is. The grader takes each pair as
+a request in that place of the sequence (the parent served in this call, the action in range;
+counted, recorded, nothing written back), so counts, records and refusals are those of one round
+trip a request. Once the call has used the grader's `limit` (every answer counts, here or
+there), requests go to the grader again, which refuses the one past it.
+
+Why a hostile submission gains nothing: this code runs in the student's process, so it can
+leave repeats out of the report. But a repeat returns a token the call already holds: leaving it
+out saves what the student's own `memo[(state, action)] = game.result(state, action)` saves,
+which is allowed; reporting pairs never asked, or more, is calling `game.result` on them. The
+grader generates every distinct child itself and checks every pair (one it cannot check, or one
+past the limit, is a broken protocol): it never counts a state it has not checked, nor takes a
+token it did not hand out.
 """
 
 from __future__ import annotations
@@ -53,6 +72,8 @@ _REQUEST = struct.Struct(">IcQI")  # a whole `result` frame: length 13, b"r", to
 _CHILD = struct.Struct(">IcQ")  # the start of a child frame: length, b"c", token; info follows
 _CHILD_TAG = ord("c")
 _CHILD_SIZE = _CHILD.size
+_PAIR = struct.Struct(">QI")  # a repeated request in a batch: the parent's token, action index
+_BATCH_MOST = 2048 * _PAIR.size  # a batch this long is sent without waiting for the next frame
 
 
 class Channel:
@@ -62,14 +83,42 @@ class Channel:
         self.read_fd = read_fd
         self.write_fd = write_fd
         self._buffer = b""
+        self.calling: ProxyGame | None = None  # the game of the call running: see `begin`
+        self.left = 0  # the requests the grader still answers in this call
+        self._repeats = bytearray()  # the repeats answered here and not reported yet
 
-    def _write(self, payload: bytes) -> None:
-        data = _LENGTH.pack(len(payload)) + payload
+    def begin(self, game: ProxyGame, limit: int) -> None:
+        """A call starts with `game`, and the grader answers `limit` requests in it: only that
+        game answers a request again itself, and only while the grader would answer it."""
+        self.calling, self.left = game, limit
+
+    def _write(self, data: bytes) -> None:
+        """Write whole frames, the repeats not reported yet first (the grader reads them in
+        the order the search made its requests)."""
+        if self._repeats:
+            data = _LENGTH.pack(1 + len(self._repeats)) + b"a" + self._repeats + data
+            self._repeats = bytearray()
         while data:
             data = data[os.write(self.write_fd, data) :]
 
     def send(self, message: dict) -> None:
-        self._write(b"j" + json.dumps(message).encode())
+        payload = b"j" + json.dumps(message).encode()
+        self._write(_LENGTH.pack(len(payload)) + payload)
+
+    def answered_again(self, game: ProxyGame, token: int, index: int) -> bool:
+        """Whether `game` may answer again, itself, the request for the child of `token` by
+        action `index` that it made already in this call; if so, it is counted and reported.
+
+        Not once the grader's limit is reached (it refuses the next request, and must see it),
+        nor for a game of an earlier call (its requests are this call's only if the grader says
+        so)."""
+        if game is not self.calling or self.left <= 0:
+            return False
+        self.left -= 1
+        self._repeats += _PAIR.pack(token, index)
+        if len(self._repeats) >= _BATCH_MOST:  # a search that only asks again: report as it goes
+            self._write(b"")
+        return True
 
     def request_child(self, token: int, index: int, known: dict | None = None):
         """Ask the grader for the child of state `token` by action `index`: (token, info), or
@@ -80,16 +129,22 @@ class Channel:
         infos by token) is not decoded again: within a call, the grader serves a position with
         the same info every time, and a deepening search asks for most children again.
         """
-        os.write(self.write_fd, _REQUEST.pack(13, b"r", token, index))  # 17 bytes: one write
+        if self._repeats:
+            self._write(_REQUEST.pack(13, b"r", token, index))
+        else:
+            os.write(self.write_fd, _REQUEST.pack(13, b"r", token, index))  # 17 bytes: one write
         data = self._buffer or os.read(self.read_fd, 1 << 16)
         if len(data) > _CHILD_SIZE and data[4] == _CHILD_TAG:
             size, _, child = _CHILD.unpack_from(data)
             if len(data) == size + 4:
                 self._buffer = b""
+                self.left -= 1
                 info = None if known is None else known.get(child)
                 return child, marshal.loads(data[_CHILD_SIZE:]) if info is None else info
         self._buffer = data
-        return self.receive()
+        reply = self.receive()
+        self.left -= type(reply) is tuple  # a child served: the grader counted it
+        return reply
 
     def receive(self):
         """The grader's next message, or a (token, info) tuple for a child.
@@ -125,6 +180,7 @@ class ProxyGame(Game):
         self._channel = channel
         self._root = root
         self._info = {root: info}
+        self._asked: dict[tuple[int, int], int] = {}  # (parent, action index) -> child, this call
         if players is not None:  # a game of several players says how many
             self.players = players
 
@@ -158,6 +214,9 @@ class ProxyGame(Game):
             )
             if index is None:
                 raise IllegalActionError(state, action, legal)
+        asked = self._asked.get((state, index))
+        if asked in self._info and self._channel.answered_again(self, state, index):
+            return asked  # no round trip: the grader counts it from the report
         reply = self._channel.request_child(state, index, self._info)
         if type(reply) is not tuple:
             if type(reply) is dict and "out_of_states" in reply:  # the grader's count, not ours
@@ -165,6 +224,7 @@ class ProxyGame(Game):
             raise RuntimeError(reply)
         token, info = reply
         self._info[token] = info
+        self._asked[state, index] = token
         return token
 
     def is_terminal(self, state) -> bool:
@@ -323,6 +383,7 @@ def main() -> None:
 
             random.seed(message["seed"])
         game = ProxyGame(channel, message["root"], message["info"], message.get("players"))
+        channel.begin(game, message.get("limit", 0))
         args = list(message.get("args", []))
         if message.get("evaluate"):
             args.append(game.evaluate)

@@ -45,6 +45,10 @@ _REQUEST_FRAME = _LENGTH.size + _REQUEST.size
 _TOKEN_INDEX = struct.Struct(">QI")
 
 
+_AGAIN_TAG = ord("a")
+"""A batch of repeated requests the runner answered itself: b"a", then (token, index) pairs."""
+
+
 _TOKEN_BATCH = struct.Struct("=512Q")
 
 
@@ -161,6 +165,43 @@ def position_text(game: Game, state: Any) -> str:
     except Exception:  # noqa: BLE001 - a picture, not a reason to fail the report
         rows = [repr(state)]
     return f"the position {'/'.join(rows)}"
+
+
+def served_again(names: tuple, table: dict, generated, outcome, payload: bytes, room: int) -> int:
+    """Take `payload`, a batch of requests the runner answered again itself (see runner.py),
+    each as `StudentProcess._serve` takes a request, in order, but writing nothing back:
+    checked (the parent served in this call, the action in range), counted, recorded in
+    `generated` (a list, or None), its parent added to the call's parents and its child to what
+    the call was served. `names` is `_serve`'s (served, parents, tokens), `table` its served
+    table; `room`, the requests left before the limit. Returns how many it took;
+    `outcome.states_generated` has them already.
+
+    A batch that is malformed, names a pair the grader cannot check, or goes past the limit is a
+    broken protocol, never a count lowered: SandboxError("crashed"), the pairs taken before it
+    counted."""
+    served, parents, tokens = names
+    pairs = memoryview(payload)[1:]
+    if not pairs or len(pairs) % _TOKEN_INDEX.size:
+        raise SandboxError("crashed", "the submission sent a malformed message")
+    taken, new_child = 0, tokens.child
+    try:
+        for token, index in _TOKEN_INDEX.iter_unpack(pairs):
+            found = served.get(token)
+            if found is None or index >= len(found[1]) or taken >= room:
+                raise SandboxError(
+                    "crashed", "the submission reported a request the grader cannot answer"
+                )
+            parents.add(token)
+            child = found[2][index]
+            if child is None:
+                child = new_child(table, found, index)
+            taken += 1
+            if generated is not None:
+                generated.append(child[0])
+            served[child[4]] = child
+    finally:
+        outcome.states_generated += taken
+    return taken
 
 
 def _json_message(payload: bytes) -> dict:
