@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import subprocess
 import sys
 import zipfile
@@ -98,6 +99,13 @@ def test_the_student_installs_exactly_this_wheels_files(
     assert built and _hashes(installed.read_text(encoding="utf-8")) == built
 
 
+def _keeping_bytecode() -> dict[str, str]:
+    """This process's environment, less a PYTHONDONTWRITEBYTECODE: the student's environment
+    keeps the bytecode its processes compile, as on a student's machine, so each kernel does not
+    compile Jupyter's modules again (about 2 s of CPU a kernel)."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 @pytest.fixture(scope="module")
 def toolkit_kernel(
     students_tutorial: TutorialRun, tmp_path_factory: pytest.TempPathFactory
@@ -107,16 +115,14 @@ def toolkit_kernel(
     python = students_tutorial.workspace / "toolkit-env" / "bin" / "python"
     home = tmp_path_factory.mktemp("kernel")
     kernels = home / "jupyter"
+    subprocess.run([str(python), "-m", "ipykernel", "install", "--prefix", str(kernels),
+                    "--name", "toolkit-only"], check=True, capture_output=True,
+                   env=_keeping_bytecode())  # fmt: skip
+    for package in ("solutions", "autograder"):
+        found = subprocess.run([str(python), "-I", "-c", f"import {package}"], capture_output=True,
+                               cwd=home)  # fmt: skip
+        assert found.returncode != 0, f"{package} is importable with only the toolkit installed"
     with pytest.MonkeyPatch.context() as patch:
-        # the kernels keep the bytecode they compile in the environment, as on a student's
-        # machine, and the next kernel does not compile Jupyter's modules again
-        patch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
-        subprocess.run([str(python), "-m", "ipykernel", "install", "--prefix", str(kernels),
-                        "--name", "toolkit-only"], check=True, capture_output=True)  # fmt: skip
-        for package in ("solutions", "autograder"):
-            found = subprocess.run([str(python), "-I", "-c", f"import {package}"],
-                                   capture_output=True, cwd=home)  # fmt: skip
-            assert found.returncode != 0, f"{package} is importable with only the toolkit"
         patch.setenv("JUPYTER_PATH", str(kernels / "share" / "jupyter"))
         yield "toolkit-only"
 
@@ -125,7 +131,7 @@ def _run(notebook, kernel: str, folder: Path) -> list[tuple[int, str]]:
     """Execute `notebook` in `folder` (outside the repository) and return its errors."""
     client = NotebookClient(notebook, timeout=300, kernel_name=kernel, allow_errors=True,
                             resources={"metadata": {"path": str(folder)}})  # fmt: skip
-    client.execute()
+    client.execute(env=_keeping_bytecode())
     return [
         (index, f"{output.ename}: {output.evalue}")
         for index, cell in enumerate(notebook.cells)
