@@ -4,14 +4,15 @@ A graded student installs `pip install ./games` (or the same from git with
 `#subdirectory=games`): the wheel must hold no reference solutions, no grader and no hidden
 instances, and an assignment notebook must run in a virtual environment that has nothing else.
 That environment is the one the student's tutorial makes (`pip install './games[jupyter]'`,
-tests/tutorial_fixtures.py): the toolkit, Jupyter, and this very wheel's files.
+tests/tutorial_fixtures.py): the toolkit, Jupyter, and the files of the wheel checked here,
+which is the one pip built for that install.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import shutil
+import os
 import subprocess
 import sys
 import zipfile
@@ -21,7 +22,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
-from tutorial_runs import TUTORIALS_GROUP, TutorialRun, environment
+from tutorial_runs import TUTORIALS_GROUP, TutorialRun, built_wheels
 
 from autograder.grading.rules import ASSIGNMENT_RULES
 
@@ -35,18 +36,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(TUTORIALS_GROUP)]
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The toolkit's wheel, built from a copy of the folder (the build writes beside it)."""
-    scratch = tmp_path_factory.mktemp("toolkit")
-    shutil.copytree(ROOT / "games", scratch / "games", ignore=shutil.ignore_patterns("__pycache__"))
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(scratch / "games"),
-         "-w", str(scratch / "dist")],
-        capture_output=True, text=True, timeout=900, env=environment(),
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    (built,) = (scratch / "dist").glob("*.whl")
-    return built
+def wheel(students_tutorial: TutorialRun) -> Path:
+    """The toolkit's wheel that the student's `pip install './games[jupyter]'` built from its
+    clone's folder and installed (pip keeps it: tests/tutorial_runs.py), so the wheel checked
+    here is the one a student gets, and it is built once."""
+    built = built_wheels(students_tutorial.workspace)
+    toolkit = [path for path in built if path.name.startswith("adversarial_search_games-")]
+    assert len(toolkit) == 1, f"pip built these wheels for the student: {built}"
+    return toolkit[0]
 
 
 def test_the_wheel_holds_the_toolkit_and_nothing_of_the_answers(wheel: Path) -> None:
@@ -92,14 +89,21 @@ def _hashes(record: str) -> dict[str, str]:
 def test_the_student_installs_exactly_this_wheels_files(
     wheel: Path, students_tutorial: TutorialRun
 ) -> None:
-    """`pip install './games[jupyter]'` builds the toolkit from the same folder: the files it
-    installed are the checked wheel's, byte for byte (RECORD's hashes)."""
+    """The checked wheel is the one `pip install './games[jupyter]'` built and installed: the
+    files in the student's environment are its files, byte for byte (RECORD's hashes)."""
     env = students_tutorial.workspace / "toolkit-env"
     (installed,) = env.glob("lib/python*/site-packages/adversarial_search_games-*.dist-info/RECORD")
     with zipfile.ZipFile(wheel) as archive:
         (record,) = [name for name in archive.namelist() if name.endswith(".dist-info/RECORD")]
         built = _hashes(archive.read(record).decode("utf-8"))
     assert built and _hashes(installed.read_text(encoding="utf-8")) == built
+
+
+def _keeping_bytecode() -> dict[str, str]:
+    """This process's environment, less a PYTHONDONTWRITEBYTECODE: the student's environment
+    keeps the bytecode its processes compile, as on a student's machine, so each kernel does not
+    compile Jupyter's modules again (about 2 s of CPU a kernel)."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +116,8 @@ def toolkit_kernel(
     home = tmp_path_factory.mktemp("kernel")
     kernels = home / "jupyter"
     subprocess.run([str(python), "-m", "ipykernel", "install", "--prefix", str(kernels),
-                    "--name", "toolkit-only"], check=True, capture_output=True)  # fmt: skip
+                    "--name", "toolkit-only"], check=True, capture_output=True,
+                   env=_keeping_bytecode())  # fmt: skip
     for package in ("solutions", "autograder"):
         found = subprocess.run([str(python), "-I", "-c", f"import {package}"], capture_output=True,
                                cwd=home)  # fmt: skip
@@ -126,7 +131,7 @@ def _run(notebook, kernel: str, folder: Path) -> list[tuple[int, str]]:
     """Execute `notebook` in `folder` (outside the repository) and return its errors."""
     client = NotebookClient(notebook, timeout=300, kernel_name=kernel, allow_errors=True,
                             resources={"metadata": {"path": str(folder)}})  # fmt: skip
-    client.execute()
+    client.execute(env=_keeping_bytecode())
     return [
         (index, f"{output.ename}: {output.evalue}")
         for index, cell in enumerate(notebook.cells)

@@ -6,7 +6,8 @@ both name the xdist group `TUTORIALS_GROUP`, so they run on one worker, which bu
 - `tutorial_scratch`: where the tutorials' clones and environments go, in memory when the
   machine has room for them;
 - `students_tutorial`: the student's tutorial run once in a fresh clone; its toolkit-only
-  environment is also the kernel of tests/test_toolkit_dist.py (the same install, tested twice).
+  environment is also the kernel of tests/test_toolkit_dist.py (the same install, tested twice),
+  and the toolkit's wheel its pip built is the wheel that module checks.
 """
 
 from __future__ import annotations

@@ -1,11 +1,18 @@
 """Running the tutorials' shell commands as a user types them.
 
 Each command runs exactly as written, in bash, with the caller's environment less the test's
-own virtual environment. One setting is pip's, made through its environment as a machine's pip
-configuration would be: pip does not precompile the bytecode of what it installs (Python
-compiles what a command imports when it imports it). Precompiling every module of JupyterLab's
-hundred distributions was about a fifth of each install's CPU time (29 s against 22.5 s for the
-student's, at load 6), and no tutorial says anything about it.
+own virtual environment. Some settings are pip's and Python's, made through their environment as
+a machine's configuration would be:
+
+- pip does not precompile the bytecode of what it installs: Python compiles what a command
+  imports when it imports it, and keeps it, as it does on a user's machine (so a caller's
+  PYTHONDONTWRITEBYTECODE is left out too: with it, every command, kernel and build hook compiled
+  its imports again). Precompiling every module of JupyterLab's hundred distributions was about
+  a fifth of each install's CPU time (29 s against 22.5 s for the student's, at load 6), and no
+  tutorial says anything about it.
+- pip keeps its build folders (`--no-clean`), in a temporary folder beside the clone, so the
+  toolkit's wheel that the student's `pip install './games[jupyter]'` built and installed is
+  the very wheel tests/test_toolkit_dist.py inspects (`built_wheels`): it is not built twice.
 """
 
 from __future__ import annotations
@@ -73,22 +80,40 @@ def fresh_copy(folder: Path) -> Path:
     return copy
 
 
-def environment() -> dict[str, str]:
-    """The caller's environment without the test's own virtual environment, with pip set not to
-    precompile bytecode."""
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+def temporary_folder(workspace: Path) -> Path:
+    """The temporary folder (TMPDIR) of the commands run in `workspace`: beside the clone, so it
+    goes with it, and pip's kept build folders with it."""
+    folder = workspace.parent / "tmp"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def environment(workspace: Path) -> dict[str, str]:
+    """The environment of the commands run in `workspace`: the caller's, without the test's own
+    virtual environment, with the settings of pip and Python this module's docstring gives."""
+    dropped = ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     # PIP_NO_COMPILE=1 would mean "compile": pip gives the value to the --no-compile option's
     # destination as it is, so the setting is made through the --compile option's name.
     env["PIP_COMPILE"] = "0"
+    env["PIP_NO_CLEAN"] = "1"  # keeps the wheels pip builds (see built_wheels)
+    env["TMPDIR"] = str(temporary_folder(workspace))
     return env
+
+
+def built_wheels(workspace: Path) -> list[Path]:
+    """The wheels pip built from local folders for the commands run in `workspace` (kept in its
+    ephemeral wheel cache because of PIP_NO_CLEAN)."""
+    cache = temporary_folder(workspace)
+    return sorted(cache.glob("pip-ephem-wheel-cache-*/wheels/**/*.whl"))
 
 
 def bash(commands: str, cwd: Path) -> str:
     """Run `commands` as a user's bash would (stopping at the first failure); return stdout."""
     done = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", commands],
-        cwd=cwd, env=environment(), capture_output=True, text=True,
+        cwd=cwd, env=environment(cwd), capture_output=True, text=True,
         timeout=BLOCK_SECONDS,
     )  # fmt: skip
     assert done.returncode == 0, f"$ {commands}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
