@@ -38,9 +38,15 @@ c.Execute.timeout = 180
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
 # Feedback shows each failed hidden test's message (instance, expected, got, hint) but not the
-# test code itself.
+# test code itself, nor the source of the collapsed cells of the course's code (tagged
+# course-code: the setup's imports and self-check helpers, the hidden tests' judge; their
+# outputs stay, so a setup that failed still shows why): some 120 KB of highlighted code a page,
+# and most of the seconds each page took.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbgrader.preprocessors.ClearHiddenTests",
+    "nbconvert.preprocessors.TagRemovePreprocessor",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+c.TagRemovePreprocessor.enabled = True  # nbgrader does not enable a listed preprocessor itself
+c.TagRemovePreprocessor.remove_input_tags = {"course-code"}

@@ -335,6 +335,9 @@ def test_feedback_and_the_exported_grades_come_out_of_nbgrader(course: Path) -> 
     page = feedback.read_text(encoding="utf-8")
     assert "the last action" in page  # the hint for a decision that returns the last action
     assert "HIDDEN TESTS" not in page and "'child_values'" not in page
+    # the course's own code (the setup, the judge) is left out: its cells are tagged course-code
+    assert "Setup: run this cell first" not in page and "def grade_group(" not in page
+    assert len(page) < 400_000, "the feedback page carries the course's code again"
     with open(course / "grades.csv", newline="") as handle:
         rows = {(row["assignment"], row["student_id"]): row for row in csv.DictReader(handle)}
     assert float(rows[("minimax", "instructor")]["score"]) == 25.0

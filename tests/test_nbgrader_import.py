@@ -71,9 +71,8 @@ def _exported(course: Path) -> dict[str, float]:
 READ = ("cheater", "honest", "vanished")
 """The students whose feedback the tests read, one of each kind the import finds (graded 0 by
 the jail, graded in full, not graded): nbgrader's feedback is made for them alone, before the
-import and after it (a page costs about 1.5 s of CPU: its two 60 KB code cells highlighted, then
-parsed again), so the import still removes pages it made stale and the course ends with the
-pages it had."""
+import and after it (a page costs some tenths of a second of CPU, the course's code left out of
+it), so the import still removes pages it made stale and the course ends with the pages it had."""
 
 
 def _generate_feedback(course: Path) -> None:

@@ -123,6 +123,11 @@ def nbgrader_metadata(
     return meta
 
 
+COURSE_CODE_TAG = "course-code"
+"""The tag of a collapsed given cell (the setup's imports and self-check helpers, the hidden
+tests' judge): some 60 KB of the course's code that nbgrader's feedback pages leave out
+(nbgrader_config.py), showing only its output."""
+
 # How each kind of graded or read-only cell is marked for nbgrader: (grade, solution, locked).
 # Self-checks are autograded tests worth 0 points, so that nbgrader's Validate button reports a
 # failing one (they raise AssertionError) while the points come only from the hidden tests.
@@ -168,6 +173,7 @@ class Builder:
         )
         if "collapsed" in spec.options:
             cell.metadata["jupyter"] = {"source_hidden": True}
+            cell.metadata["tags"] = [COURSE_CODE_TAG]
         self.cells.append(cell)
 
     def hidden_tests(self) -> None:
