@@ -9,6 +9,7 @@ import re
 import shutil
 from pathlib import Path
 
+import graded_class
 import pytest
 from example_class import make_class
 
@@ -29,23 +30,19 @@ LOSES_IN_ASSIGNMENT_6 = {
     student: set(MAKE_CLASS.SHOULD_LOSE[student]) & set(CHANCE_AND_MAXN_RULE_IDS)
     for student in MAKE_CLASS.DID_ASSIGNMENT_6
 }
-TIMEOUT = ["--timeout", "1.5"]
-"""A call's wall-clock limit for the class's runs. trent's two functions that never answer spin
-a core until it runs out (at the default 10 s, those 20 s were the whole class's run; at 3 s,
-6 of the run's 9.5 CPU-seconds), while the class's slowest honest call takes about 0.05 s idle
-(0.14 s at load 6): 1.5 s is 30 times that, and the class grades as the stored fixture even at
-a limit of 0.3 s at load 4. The grades are the same (the stored fixture)."""
+TIMEOUT = list(graded_class.TIMEOUT)
+"""The call limit of every run here (see tests/graded_class.py)."""
 SCORES_NOTHING = {"judy_no_alternation", "rupert_broken_json", "xavier_random_moves",
                   "yves_empty", "zack_first_action"}  # fmt: skip
 
 
+pytestmark = pytest.mark.xdist_group(graded_class.GROUP)  # the class run is shared
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("grades")
-    assert (
-        main(["grade", str(CLASS), "--out", str(out), *TIMEOUT, "--workers", "2", "--quiet"]) == 0
-    )
-    return out
+    """The whole class graded with two workers (once per test process: tests/graded_class.py)."""
+    return graded_class.example_class_graded(tmp_path_factory)
 
 
 def _rows(out: Path) -> dict[str, dict]:
