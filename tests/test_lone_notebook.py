@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import shutil
 from pathlib import Path
 
@@ -22,33 +24,47 @@ def _row(out: Path) -> dict:
     return row
 
 
+NOTEBOOK = ROOT / "assignments" / "source" / "minimax" / "minimax.ipynb"
+"""A finished minimax notebook: its cells take a few CPU-seconds to run and grade, so it is
+graded alone once (`first`), and the second test grades another beside that run's results."""
+
+
+@pytest.fixture(scope="module")
+def first(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """`grade first.ipynb` into an empty folder: the folder, and what the command printed."""
+    folder = tmp_path_factory.mktemp("lone")
+    notebook = folder / "first.ipynb"
+    shutil.copy(NOTEBOOK, notebook)
+    out = folder / "out"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["grade", str(notebook), "--out", str(out), "--isolation", "process"]) == 0
+    return out, printed.getvalue()
+
+
 def test_a_finished_minimax_notebook_alone_is_graded_on_its_own_25_points(
-    tmp_path: Path, capsys
+    first: tuple[Path, str],
 ) -> None:
-    notebook = tmp_path / "mine.ipynb"
-    shutil.copy(ROOT / "assignments" / "source" / "minimax" / "minimax.ipynb", notebook)
-    out = tmp_path / "out"
-    assert main(["grade", str(notebook), "--out", str(out), "--isolation", "process"]) == 0
+    out, printed = first
     row = _row(out)
     assert (row["score"], row["max_score"]) == ("25", "25")
     assert set(row) == {"student", "score", "max_score", "minimax_value", "minimax_decision",
                         "status"}  # fmt: skip
-    printed = capsys.readouterr().out
-    assert "assignment: minimax (the functions mine.ipynb defines" in printed
-    assert f"feedback: {out / 'mine' / 'feedback.html'}" in printed  # the page, not a pattern
-    assert (out / "mine" / "feedback.html").is_file()
+    assert "assignment: minimax (the functions first.ipynb defines" in printed
+    assert f"feedback: {out / 'first' / 'feedback.html'}" in printed  # the page, not a pattern
+    assert (out / "first" / "feedback.html").is_file()
     assert "not graded normally" not in printed  # no row is flagged, so no legend for one
 
 
 def test_a_second_notebook_graded_into_the_same_folder_reports_itself_not_a_class(
-    tmp_path: Path, capsys
+    first: tuple[Path, str], tmp_path: Path, capsys
 ) -> None:
     out = tmp_path / "out"
-    for name in ("first", "second"):
-        notebook = tmp_path / f"{name}.ipynb"
-        shutil.copy(ROOT / "assignments" / "source" / "minimax" / "minimax.ipynb", notebook)
-        capsys.readouterr()
-        assert main(["grade", str(notebook), "--out", str(out), "--isolation", "process"]) == 0
+    shutil.copytree(first[0], out)  # the first notebook's results, graded earlier
+    notebook = tmp_path / "second.ipynb"
+    shutil.copy(NOTEBOOK, notebook)
+    capsys.readouterr()
+    assert main(["grade", str(notebook), "--out", str(out), "--isolation", "process"]) == 0
     printed = capsys.readouterr().out
     assert "second: 25 of 25" in printed
     assert "mean" not in printed and "first" not in printed.split("also holds")[0]

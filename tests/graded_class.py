@@ -1,0 +1,41 @@
+"""The example class graded once per test process, for the modules that read that run.
+
+`grade examples/class --workers 2` is the costliest run of the grader's class tests:
+`test_grader_class.py` checks every grade and page it writes, and `test_gradescope.py` that a
+few of its students, graded again with one worker, get the very same rows. The run is made once
+per test process (a pytest-xdist worker), by whichever test asks first; the tests that read it
+are in one xdist group, `GROUP`, so that a single worker makes it. Import it as
+`from graded_class import ...` (pytest puts tests/ on the path).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+CLASS = ROOT / "examples" / "class"
+GROUP = "example-class-graded"
+"""The xdist group of every test that reads the run (`pytest.mark.xdist_group(GROUP)`)."""
+
+TIMEOUT = ("--timeout", "1.5")
+"""A call's wall-clock limit for the class's runs. trent's two functions that never answer spin
+a core until it runs out (at the default 10 s, those 20 s were the whole class's run; at 3 s,
+6 of the run's 9.5 CPU-seconds), while the class's slowest honest call takes about 0.05 s idle
+(0.14 s at load 6): 1.5 s is 30 times that, and the class grades as the stored fixture even at
+a limit of 0.3 s at load 4. The grades are the same (the stored fixture)."""
+
+_GRADED: list[Path] = []
+
+
+def example_class_graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The output folder of `grade examples/class --workers 2`, made on the first call."""
+    if not _GRADED:
+        out = tmp_path_factory.mktemp("example-class-grades")
+        argv = ["grade", str(CLASS), "--out", str(out), *TIMEOUT, "--workers", "2", "--quiet"]
+        assert main(argv) == 0
+        _GRADED.append(out)
+    return _GRADED[0]
