@@ -8,7 +8,9 @@ known to be installed.
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 from selenium.common.exceptions import (
     ElementNotInteractableException,
@@ -17,12 +19,8 @@ from selenium.common.exceptions import (
 )
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select
 
 PAGE_SECONDS = 400  # a notebook run: 25-45 s on a busy machine; a safety net, not a target
-DIALOG_SELECT = ".jp-Dialog select"
-OWN_KERNEL = "Python (Pyodide) |"
-"""The status bar once a notebook has a kernel (booting or not): "Python (Pyodide) | Idle"."""
 
 
 def wait_for(condition, seconds: float = PAGE_SECONDS):
@@ -51,6 +49,39 @@ indexedDB.databases().then((known) => {
 });
 """
 """Clear the layout JupyterLab keeps in the browser's storage (its `statedb`), not the files."""
+
+
+def expose_the_app(site: Path) -> None:
+    """Let the tests reach JupyterLab's application object (`window.jupyterapp`, JupyterLite's
+    `exposeAppInBrowser`) in their copy of the built site, to open a notebook on the running
+    kernel (`Lab.open`). Nothing else of the site changes."""
+    path = site / "jupyter-lite.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    config["jupyter-config-data"]["exposeAppInBrowser"] = "true"  # the app compares the text
+    path.write_text(json.dumps(config), encoding="utf-8")
+
+
+OPEN_ON_KERNEL = """
+const [path, done] = [arguments[0], arguments[arguments.length - 1]];
+const app = window.jupyterapp;
+const running = Array.from(app.serviceManager.kernels.running(), (kernel) => kernel.id);
+if (running.length !== 1) { done(running); return; }
+app.commands.execute("docmanager:open", {path, factory: "Notebook", kernel: {id: running[0]}})
+  .then(() => done(running), (error) => done(String(error)));
+"""
+"""Open a notebook as the file browser would, but with the page's one running kernel as its
+kernel preference: JupyterLite's sessions then give it that kernel, and no Pyodide of its own
+starts (each one started and shut down cost 1-2 s of CPU in its worker, about 8 s a module).
+Answers the running kernels' ids (or the error's text)."""
+
+
+KERNELS = """
+const manager = window.jupyterapp.serviceManager;
+const ids = new Set(Array.from(manager.kernels.running(), (kernel) => kernel.id));
+for (const session of manager.sessions.running()) ids.add(session.kernel ? session.kernel.id : "");
+return Array.from(ids);
+"""
+"""The ids of the kernels running in the page and of those its notebooks' sessions use."""
 
 
 def get(browser, url: str) -> None:
@@ -140,13 +171,15 @@ class Lab:
     """The module's one JupyterLab page, and the one kernel every notebook opened in it uses.
 
     A student working through the assignments keeps the page open and opens the next notebook
-    from the file browser. Each notebook opened here gets its own kernel, as in JupyterLab, and
-    all but the first give it up for the first one's (Kernel -> Shut Down Kernel, then Change
-    Kernel... to the running one): Pyodide then starts once in the module instead of once a
-    notebook (10-20 s each, most of the layer's time). The notebooks share a namespace as they
-    share the kernel; that each one, released or answered, runs alone in a fresh namespace is
-    checked in Pyodide by tests/test_browser_pyodide.py (and in a fresh Jupyter kernel with only
-    the toolkit, by tests/test_toolkit_dist.py).
+    from the file browser. The first notebook opened here gets its kernel as in JupyterLab;
+    each later one is opened with that running kernel as its kernel preference (the file
+    browser's own command, `docmanager:open`, through `window.jupyterapp`, which the tests'
+    copy of the site exposes: `expose_the_app`). Pyodide then starts once in the module
+    instead of once a notebook: started, then shut down for the first one's kernel, each cost
+    1-2 s of its worker's CPU and more of the page's, about 20 CPU-s of the module's 90. The
+    notebooks share a namespace as they share the kernel; that each one, released or answered,
+    runs alone in a fresh namespace is checked in Pyodide by tests/test_browser_pyodide.py (and
+    in a fresh Jupyter kernel with only the toolkit, by tests/test_toolkit_dist.py).
     """
 
     def __init__(self, browser, base_url: str) -> None:
@@ -168,13 +201,17 @@ class Lab:
         """Open notebook `name`, close the one open before, and wait until its kernel is idle."""
         if self.loaded:
             self.close_notebook()
-            self.open_from_the_file_browser(name)
+            if self.opened and name not in self.opened:
+                self.open_on_the_running_kernel(name)
+            else:
+                self.open_from_the_file_browser(name)
         else:
             self.start(f"?path={name}")
         wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-CodeCell"))
-        if self.opened and name not in self.opened:
-            self.use_the_running_kernel()
         wait_for(lambda: "Idle" in status(self.browser))
+        if self.opened:  # every notebook opened in the page is on the one kernel
+            kernels = self.browser.execute_script(KERNELS)
+            assert len(kernels) == 1, f"one kernel expected in the page, found {kernels}"
         self.opened.add(name)
 
     def close_notebook(self) -> None:
@@ -209,20 +246,10 @@ class Lab:
 
         wait_for(opened, 60)
 
-    def use_the_running_kernel(self) -> None:
-        """Shut down the notebook's own kernel and take the one already running instead."""
-        # Not before the notebook has its kernel: shut down while "Initializing", there is
-        # nothing to shut down yet, and the kernel it then starts stays
-        wait_for(lambda: OWN_KERNEL in status(self.browser))
-        menu(self.browser, "Kernel", "Shut Down Kernel")
-        wait_for(lambda: "No Kernel" in status(self.browser), 60)
-        menu(self.browser, "Kernel", "Change Kernel\u2026")
-        choice = Select(
-            wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, DIALOG_SELECT))[0]
-        )
-        values = {option.get_attribute("value") for option in choice.options}
-        running = sorted(value for value in values if '"id"' in value)  # {"id": kernel id}
+    def open_on_the_running_kernel(self, name: str) -> None:
+        """Open `name` with the page's running kernel (OPEN_ON_KERNEL)."""
+        running = self.browser.execute_async_script(OPEN_ON_KERNEL, name)
         # more would be kernels left running in the page, each a Pyodide using memory
-        assert len(running) == 1, f"one running kernel expected in the page, found {running}"
-        choice.select_by_value(running[0])
-        dialog_button(self.browser, "Select")[0].click()
+        assert isinstance(running, list) and len(running) == 1, (
+            f"one running kernel expected in the page, found {running}"
+        )

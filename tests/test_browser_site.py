@@ -32,7 +32,7 @@ from browser_notebooks import ASSIGNMENTS, answered, course_builder, filled_cach
 pytestmark = pytest.mark.slow
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="pip install -e '.[test]'")
-from jupyterlab_page import Lab, errors, outputs, run_all, wait_for  # noqa: E402
+from jupyterlab_page import Lab, errors, expose_the_app, outputs, run_all, wait_for  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -69,6 +69,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     filled_cache(builder)  # the build then only reads the cache
     out = tmp_path_factory.mktemp("site") / "course"
     builder.build("offline", out, builder.DEFAULT_CACHE, toolkit_wheel(builder, tmp_path_factory))
+    expose_the_app(out)
     return out
 
 
