@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from autograder.grading.reference import reference_source
-from autograder.sandbox import cgroup_roots, jail_support
+from autograder.sandbox import cgroup_roots, jail_support, sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 LINGERER = """\
@@ -121,3 +121,35 @@ def test_no_process_cgroup_or_folder_of_a_run_survives_it(tmp_path: Path, strike
     assert _wait_for(lambda: not _tagged(tag), 10), "a process of the submission survived"
     assert _wait_for(lambda: not _cgroups_of(run.pid), 10), _cgroups_of(run.pid)
     assert [p.name for p in scratch.iterdir() if p.name.startswith("autograder-run-")] == []
+
+
+def test_the_next_run_kills_an_agent_a_killed_run_left_frozen() -> None:
+    """A run killed while its agent was held (frozen) leaves it frozen in its cgroups, where
+    SIGKILL alone cannot end it: the next run's sweep thaws it, it dies, the cgroups go."""
+    roots = {name: root for name, root in cgroup_roots().items() if name in ("freezer", "pids")}
+    if "freezer" not in roots:
+        pytest.skip("no writable freezer cgroup here")
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a run whose grading command is gone
+    name = f"autograder-{dead.pid}-frozen{random.randrange(10**6):06d}"
+    held = subprocess.Popen(["sleep", "600"])
+    try:
+        for root in roots.values():
+            (root / name).mkdir()
+            (root / name / "cgroup.procs").write_text(str(held.pid))
+        (roots["freezer"] / name / "freezer.state").write_text("FROZEN")
+        assert _wait_for(
+            lambda: (roots["freezer"] / name / "freezer.state").read_text().strip() == "FROZEN", 5
+        )
+        sweep()
+        assert held.wait(timeout=10) == -signal.SIGKILL
+        assert [root for root in roots.values() if (root / name).exists()] == []
+    finally:
+        freezer = roots["freezer"] / name / "freezer.state"
+        if freezer.exists():
+            freezer.write_text("THAWED")
+        held.kill()
+        held.wait()
+        for root in roots.values():
+            if (root / name).exists():
+                (root / name).rmdir()

@@ -33,10 +33,11 @@ def sweep(only_this_run: bool = False) -> int:
     whose grading command has died, and remove those runs' scratch folders. Returns how many
     cgroups and folders were removed."""
     removed = 0
-    roots = list(cgroup_roots().values())
-    for root in roots:
+    roots = cgroup_roots()
+    freezer = roots.get("freezer")
+    for root in roots.values():
         for directory in _run_entries(root, only_this_run):
-            _kill_cgroup(directory)
+            _kill_cgroup(directory, freezer / directory.name if freezer else None)
             remove_cgroups([str(directory)])
             removed += not directory.exists()
     if not only_this_run:
@@ -74,8 +75,12 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _kill_cgroup(directory: Path) -> None:
-    """SIGKILL every process in a cgroup, until it is empty (or two seconds have passed)."""
+def _kill_cgroup(directory: Path, freezer: Path | None = None) -> None:
+    """SIGKILL every process in a cgroup, until it is empty (or two seconds have passed).
+
+    A run killed while its agent was held leaves that agent frozen, and a frozen process does
+    not die of SIGKILL until it is thawed: so the freezer's cgroup of that name, and every one
+    beneath it, is thawed once the signals are sent."""
     deadline = time.monotonic() + 2.0
     while time.monotonic() < deadline:
         try:
@@ -87,7 +92,17 @@ def _kill_cgroup(directory: Path) -> None:
         for pid in pids:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
+        _thaw(freezer)
         time.sleep(0.01)
+
+
+def _thaw(freezer: Path | None) -> None:
+    """Thaw the freezer's cgroup `freezer` and those beneath it (nothing if it is None)."""
+    if freezer is None:
+        return
+    for state in sorted(freezer.rglob("freezer.state")):
+        with contextlib.suppress(OSError):
+            state.write_text("THAWED")
 
 
 def die_with_parent() -> None:
