@@ -24,7 +24,7 @@ from test_contest_integrity import LIMITS
 
 from autograder.cli import main
 from autograder.contest import grade as contest_grade
-from autograder.contest.levels import LEVELS, play_contest
+from autograder.contest.levels import LEVELS
 from autograder.contest.opponents import Allowance
 from autograder.contest.positions import COURSE_SEED_VARIABLE, POSITIONS, course_positions
 from autograder.contest.student_agent import StudentAgent
@@ -77,11 +77,7 @@ def graded(view: Path) -> dict[str, GradeRecord]:
     on a contest cut down to two games and four positions (the flags need only their moves)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(contest_grade, "course_positions", lambda seed: POSITIONS[:4])
-        patch.setattr(
-            contest_grade,
-            "play_contest",
-            lambda agent, allowance: play_contest(agent, allowance, levels=(SHORT_LEVEL,)),
-        )
+        patch.setattr(contest_grade, "LEVELS", (SHORT_LEVEL,))
         settings = Settings(LIMITS, view, ASSIGNMENT_RULES["connect_four"], move_seconds=0.1)
         agents = {"engine": STEADY_ENGINE, "honest": make_class.AGENTS["alice_correct"]}
         return {
@@ -239,11 +235,7 @@ def test_an_agent_that_overruns_once_with_a_table_earns_alike_in_the_kernel_and_
         except AssertionError as failed:  # the cell fails: nbgrader gives it no point
             kernel[rule_id], said[rule_id] = 0.0, str(failed)
     monkeypatch.setattr(contest_grade, "course_positions", lambda seed: POSITIONS[:2])
-    monkeypatch.setattr(
-        contest_grade,
-        "play_contest",
-        lambda agent, allowance: play_contest(agent, allowance, levels=(SHORT_LEVEL,)),
-    )
+    monkeypatch.setattr(contest_grade, "LEVELS", (SHORT_LEVEL,))
     settings = Settings(
         LIMITS,
         view,

@@ -11,17 +11,16 @@ from __future__ import annotations
 import time
 
 from autograder.contest import integrity
-from autograder.contest.levels import LEVELS, play_contest
+from autograder.contest.copies import AGENT_NAME, SecondCopy, contest_seconds, new_agent
+from autograder.contest.levels import LEVELS, copy_levels, play_contest
 from autograder.contest.positions import course_positions, graded_rules, play_positions
 from autograder.contest.referee import AGENT_FUNCTION, DEFAULT_SECONDS, DEFAULT_STATES, Allowance
-from autograder.contest.student_agent import StudentAgent, most_seconds
+from autograder.contest.student_agent import StudentAgent
 from autograder.grading.load import Loaded, Submission
 from autograder.grading.records import GradeRecord, RuleResult
 from autograder.sandbox.pipe import without_collection
 
-AGENT_NAME = "your agent"
-"""The agent's name in its games and on its feedback page (no opponent has it, whatever the
-student's file is called)."""
+__all__ = ["AGENT_NAME", "contest_seconds", "grade_agent", "instructor_flags", "no_games"]
 
 
 def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord:
@@ -29,8 +28,10 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
 
     `settings` is the run's `autograder.grading.grade.Settings`: each move may generate
     `settings.move_states` states (default `referee.DEFAULT_STATES`) and use
-    `settings.move_seconds` of CPU time (default `referee.DEFAULT_SECONDS`). An agent that
-    cannot play (the notebook does not load, the function is missing) scores 0 with the reason.
+    `settings.move_seconds` of CPU time (default `referee.DEFAULT_SECONDS`). Two copies of the
+    agent, each loaded afresh, play it (`copies`): the second the levels of
+    `levels.SECOND_COPY`, the first the others and the suite of positions. An agent that cannot
+    play (the notebook does not load, the function is missing) scores 0 with the reason.
     """
     started = time.monotonic()
     allowance = Allowance(
@@ -40,8 +41,9 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
     if loaded.error:
         return _record(submission, loaded, loaded.error, messages, no_games(), started)
     positions = course_positions(settings.course_seed)
-    total = contest_seconds(allowance, LEVELS, len(positions))
-    agent = StudentAgent(AGENT_NAME, loaded.cells, settings.view, settings.limits, total)
+    levels = copy_levels(LEVELS, second=False)
+    second = SecondCopy(loaded.cells, settings, allowance, copy_levels(LEVELS, second=True))
+    agent = new_agent(loaded.cells, settings, allowance, levels, len(positions))
     try:
         why = agent.load_error
         report = agent.load_report
@@ -52,18 +54,24 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
             messages.append(f"{why}: no game could be played")
             return _record(submission, loaded, why, messages, no_games(), started)
         with without_collection():  # the contest makes no reference cycles to collect
-            games = play_contest(agent, allowance)
+            games = play_contest(agent, allowance, levels)
             choices = play_positions(agent, allowance, positions)
+        other = second.played()
+        games = {level.name: {**games, **other.games}[level.name] for level in LEVELS}
         rules = graded_rules(games, choices, AGENT_NAME, positions=positions)
-        flags = instructor_flags(agent, allowance, positions, choices)
-        output = agent.process.output()
+        charges = agent.charges + other.charges
+        flags = instructor_flags(agent, allowance, positions, choices, charges)
+        output = agent.process.output() + other.output
     finally:
         agent.close()
-    if agent.used >= total:
-        messages.append(
-            f"the agent used all of its {total:g} s for the contest (every move's allowance added "
-            "up): the moves it was not asked are forfeited, in the games named below"
-        )
+        second.close()
+    for used, total in ((agent.used, agent.total_seconds), (other.used, other.total)):
+        if total is not None and used >= total:
+            messages.append(
+                f"a copy of the agent used all of its {total:g} s for its part of the contest "
+                "(every move's allowance added up): the moves it was not asked are forfeited, "
+                "in the games named below"
+            )
     messages.append(
         f"every move could generate {allowance.states:,} states through game.result (past "
         f"them it raises OutOfStates) and use {allowance.seconds:g} s of CPU time for "
@@ -72,9 +80,11 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
     )
     messages.append(
         f"{sum(len(level.games) for level in LEVELS)} games and {len(positions)} positions "
-        "were played; each rule pays by its share of them (a win 1, a draw 1/2, a position "
-        "whose value your move kept 1), in proportion between the share that earns nothing "
-        "and the one that earns every point"
+        "were played by two copies of your agent, each loaded afresh (one played the games "
+        f"against {' and '.join(sorted(other.games))}, the other the rest), so no module-level "
+        "data carries from one part to the other; each rule pays by its share of them (a win "
+        "1, a draw 1/2, a position whose value your move kept 1), in proportion between the "
+        "share that earns nothing and the one that earns every point"
     )
     flagged = tuple(f"{flag} ({KEPT_POINTS})" for flag in flags)
     return _record(submission, loaded, "graded", messages, rules, started, output, flagged)
@@ -91,12 +101,16 @@ game, to see whether its moves depend on its own clock."""
 
 
 def instructor_flags(
-    agent: StudentAgent, allowance: Allowance, positions: tuple, choices: tuple
+    agent: StudentAgent,
+    allowance: Allowance,
+    positions: tuple,
+    choices: tuple,
+    charges: list | None = None,
 ) -> list[str]:
     """What the instructor is told about the agent's use of its allowance (`integrity`): a
-    search outside the served game, and then whether it answers the same positions twice
-    alike."""
-    used = integrity.usage(agent.charges)
+    search outside the served game (in `charges`, by default `agent`'s), and then whether
+    `agent`, which answered `choices`, answers the same positions twice alike."""
+    used = integrity.usage(agent.charges if charges is None else charges)
     if not used.searches_outside:
         return []
     again = play_positions(agent, allowance, positions[:REPLAYED])
@@ -105,13 +119,6 @@ def instructor_flags(
         for first, second in zip(choices, again, strict=False)
     )
     return integrity.usage_flags(used, differs)
-
-
-def contest_seconds(allowance: Allowance, levels: tuple, positions: int) -> float:
-    """The most time an agent's moves can use in the contest, every move at its allowance: the
-    bound on its whole contest (`StudentAgent.total_seconds`)."""
-    openings = [opening for level in levels for opening, _ in level.games]
-    return most_seconds(openings, allowance.seconds) + positions * allowance.seconds
 
 
 def no_games() -> tuple[RuleResult, ...]:

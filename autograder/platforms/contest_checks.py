@@ -43,6 +43,7 @@ from typing import Any
 from autograder.contest.levels import (
     IN_TIME_RULE,
     LEVELS,
+    SECOND_COPY,
     Level,
     contest_rules,
     play_contest,
@@ -73,8 +74,12 @@ PLAYED: dict = {}
 each played once per kernel."""
 
 KERNEL_AGENTS: dict = {}
-"""(function, allowance) -> its `KernelAgent`: one for every level, as the sandbox's one process
-plays them all, so that its moves stopped for time count across the levels there as here."""
+"""(function, allowance, copy) -> its `KernelAgent`: one for the levels of `SECOND_COPY`, one for
+the others and the suite, as the sandbox plays them with two copies of the agent, each loaded
+afresh, so that their module-level data and their moves stopped for time are each copy's own."""
+
+PLAYING: dict = {}
+"""function -> the `KernelAgent` whose module-level data the function's module holds now."""
 
 
 class KernelAgent(FunctionPlayer):
@@ -87,9 +92,12 @@ class KernelAgent(FunctionPlayer):
     as it was when the agent was first asked (`module_state`), and its `random` is seeded again
     at its next move, so both roads play the same moves after a stop."""
 
-    def __init__(self, name: str, function: Callable[..., Any]) -> None:
+    def __init__(
+        self, name: str, function: Callable[..., Any], loaded: tuple[dict, set] | None = None
+    ) -> None:
         super().__init__(name, function)
-        self.loaded = module_state(function)
+        self.loaded = module_state(function) if loaded is None else loaded
+        self.left: tuple[dict, set] | None = None  # its module's data when another copy took over
 
     def call(self, game: BudgetedGame, state: ConnectFourState, allowance: Allowance) -> Outcome:
         outcome = call_within(self.function, game, state, allowance)
@@ -218,11 +226,30 @@ def call_within(function: Callable[..., Any], game: BudgetedGame, state, allowan
     return Outcome(status, value, error, game.states_generated)
 
 
+def kernel_agent(function: Callable[..., Any], allowance: Allowance, second: bool) -> KernelAgent:
+    """The kernel's copy of the agent (the second, or the first), its module-level data in the
+    function's module: as the first use left it, else as it was when the agent was first
+    asked, as a copy loaded afresh has it. The other copy's data is kept for its next turn."""
+    key = (function, allowance, second)
+    agent = KERNEL_AGENTS.get(key)
+    if agent is None:
+        first = next((a for k, a in KERNEL_AGENTS.items() if k[0] is function), None)
+        loaded = first.loaded if first is not None else None
+        agent = KERNEL_AGENTS[key] = KernelAgent(AGENT_NAME, function, loaded)
+    playing = PLAYING.get(function)
+    if playing is not agent:
+        if playing is not None:
+            playing.left = module_state(function)
+        restore_module_state(function, agent.left or agent.loaded)
+        PLAYING[function] = agent
+    return agent
+
+
 def played_games(function: Callable[..., Any], level: Level, allowance: Allowance) -> tuple:
     """The games of one level played by `function`, played at the first call in this kernel."""
     key = (function, level.name, allowance)
     if key not in PLAYED:
-        agent = KERNEL_AGENTS.setdefault((function, allowance), KernelAgent(AGENT_NAME, function))
+        agent = kernel_agent(function, allowance, level.name in SECOND_COPY)
         PLAYED[key] = play_contest(agent, allowance, levels=(level,))[level.name]
     return PLAYED[key]
 
@@ -231,8 +258,7 @@ def answered_positions(function: Callable[..., Any], allowance: Allowance) -> tu
     """The moves `function` plays in the suite's positions, asked at the first call here."""
     key = (function, POSITIONS_RULE, allowance)
     if key not in PLAYED:
-        agent = KERNEL_AGENTS.setdefault((function, allowance), KernelAgent(AGENT_NAME, function))
-        PLAYED[key] = play_positions(agent, allowance)
+        PLAYED[key] = play_positions(kernel_agent(function, allowance, False), allowance)
     return PLAYED[key]
 
 

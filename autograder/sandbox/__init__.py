@@ -39,7 +39,12 @@ from autograder.sandbox.limits import (  # noqa: F401
     _limiting_code,
     _resource_limits,
 )
-from autograder.sandbox.pinning import _claim_a_cpu, _pin_to_a_free_cpu, _unpin  # noqa: F401
+from autograder.sandbox.pinning import (  # noqa: F401
+    _claim_a_cpu,
+    _claim_two_free_cpus,
+    _pin_to_a_free_cpu,
+    _unpin,
+)
 from autograder.sandbox.process import StudentProcess  # noqa: F401
 from autograder.sandbox.reaping import (  # noqa: F401
     _ACTIVE,

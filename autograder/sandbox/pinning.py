@@ -73,11 +73,38 @@ def _claim_a_cpu(cpus: list[int]) -> tuple[int, socket.socket] | None:
     """
     for share in range(1, SHARES + 1):
         for cpu in cpus:
-            held = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-            try:
-                held.bind(f"\0autograder-cpu-{cpu}" + (f"-{share}" if share > 1 else ""))
-            except OSError:
-                held.close()
-                continue
-            return cpu, held
+            held = _claim(cpu, share)
+            if held is not None:
+                return cpu, held
     return None
+
+
+def _claim(cpu: int, share: int) -> socket.socket | None:
+    """The socket holding share `share` of CPU `cpu`, or None if another call holds it."""
+    held = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        held.bind(f"\0autograder-cpu-{cpu}" + (f"-{share}" if share > 1 else ""))
+    except OSError:
+        held.close()
+        return None
+    return held
+
+
+def _claim_two_free_cpus() -> list[tuple[int, socket.socket]]:
+    """Claim two CPUs this thread may use that no other call on this machine holds (the first
+    share of each, as `_claim_a_cpu` names it); [] if there are not two such CPUs, and nothing
+    is held then. A contest plays its agent's two copies at once only on two free CPUs."""
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return []
+    held = []
+    for cpu in allowed:
+        claim = _claim(cpu, 1)
+        if claim is not None:
+            held.append((cpu, claim))
+        if len(held) == 2:
+            return held
+    for _, claim in held:
+        claim.close()
+    return []
