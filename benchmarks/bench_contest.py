@@ -1,6 +1,8 @@
 """Assignment 5's contest: seconds per agent graded, at the grading's allowance, for the examples.
 
-Grades the example class's agents (`examples/make_class.py`'s `AGENTS`) with
+First grades the reference agent (alice) alone, alternately on two CPUs (the contest's two copies
+of the agent at once, `autograder/contest/copies.py`) and on one (`taskset`: one copy after the
+other), twice each; the goal is at most 5 s on 2 cores. Then grades the example class's agents (`examples/make_class.py`'s `AGENTS`) with
 `python -m autograder grade --assignment connect_four` and prints, for each, its grade, the
 moves it played (in games and in the suite's positions) and the seconds its grading took (the
 record's wall time), then the whole run's wall time and CPU time (the grader and every agent
@@ -22,6 +24,7 @@ import importlib.util
 import inspect
 import json
 import marshal
+import os
 import random
 import re
 import resource
@@ -203,6 +206,49 @@ def claimed_cpus() -> list[str]:
     return sorted({line.split()[-1].lstrip("@") for line in lines if "@autograder-cpu-" in line})
 
 
+def grade_alone(agent: str, cpus: str = "") -> dict:
+    """`agent` graded alone by the grade command (one worker), on the CPUs `cpus` (taskset's
+    list; every CPU if empty): its record."""
+    with tempfile.TemporaryDirectory() as folder:
+        submissions, out = Path(folder) / "agents", Path(folder) / "out"
+        submissions.mkdir()
+        shutil.copy(CLASS / f"{agent}.ipynb", submissions)
+        command = ["taskset", "-c", cpus] if cpus else []
+        command += [sys.executable, "-m", "autograder", "grade", str(submissions), "--out"]
+        command += [str(out), "--assignment", "connect_four", "--quiet", "--workers", "1"]
+        subprocess.run(command, cwd=REPO, check=True)
+        return json.loads((out / agent / "results.json").read_text())["extra_data"]["record"]
+
+
+def reference_alone() -> None:
+    """The reference graded alone, alternately on two CPUs (its two copies at once) and on one
+    (one copy after the other), twice each: the issue's goal is at most 5 s on 2 cores."""
+    if shutil.which("taskset") is None or len(os.sched_getaffinity(0)) < 2:
+        console.print("The reference alone: needs two CPUs and taskset, not measured")
+        return
+    seconds: dict[str, list[float]] = {"two": [], "one": []}
+    grades = set()
+    for _ in range(2):
+        for cpus, key in (("", "two"), ("0", "one")):
+            record = grade_alone(REFERENCE, cpus)
+            seconds[key].append(record["seconds"])
+            grades.add(record["score"])
+    two, one = min(seconds["two"]), min(seconds["one"])
+    console.print(
+        f"The reference ({REFERENCE}) graded alone, its two copies at once on 2 CPUs: "
+        + ", ".join(f"{value:.1f}" for value in seconds["two"])
+        + " s; on one CPU, one copy after the other: "
+        + ", ".join(f"{value:.1f}" for value in seconds["one"])
+        + f" s ({ratio(one, two)} faster at once, best of each); the goal is at most 5 s; "
+        + f"its grade {'the same in every run: ' if len(grades) == 1 else 'DIFFERS: '}"
+        + ", ".join(f"{grade:g}" for grade in sorted(grades))
+    )
+
+
+REFERENCE = "alice_correct"
+"""The example student whose agent is the reference solution's."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
@@ -216,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     agents = args.agents.split(",") if args.agents else example_agents()
+    others = claimed_cpus()
+    reference_alone()
     with tempfile.TemporaryDirectory() as folder:
         submissions, out = Path(folder) / "agents", Path(folder) / "out"
         submissions.mkdir()
@@ -226,7 +274,6 @@ def main(argv: list[str] | None = None) -> int:
         command += ["--workers", str(args.workers), "--isolation", args.isolation]
         if args.move_states:
             command += ["--move-states", str(args.move_states)]
-        others = claimed_cpus()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run(command, cwd=REPO, check=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from autograder.contest import integrity
-from autograder.contest.copies import AGENT_NAME, SecondCopy, contest_seconds, new_agent
+from autograder.contest.copies import AGENT_NAME, Played, SecondCopy, contest_seconds, new_agent
 from autograder.contest.levels import LEVELS, copy_levels, play_contest
 from autograder.contest.positions import course_positions, graded_rules, play_positions
 from autograder.contest.referee import AGENT_FUNCTION, DEFAULT_SECONDS, DEFAULT_STATES, Allowance
@@ -80,14 +80,23 @@ def grade_agent(submission: Submission, loaded: Loaded, settings) -> GradeRecord
     )
     messages.append(
         f"{sum(len(level.games) for level in LEVELS)} games and {len(positions)} positions "
-        "were played by two copies of your agent, each loaded afresh (one played the games "
-        f"against {' and '.join(sorted(other.games))}, the other the rest), so no module-level "
-        "data carries from one part to the other; each rule pays by its share of them (a win "
-        "1, a draw 1/2, a position whose value your move kept 1), in proportion between the "
-        "share that earns nothing and the one that earns every point"
+        f"were played{_by_copies(other)}; each rule pays by its share of them (a win 1, a draw "
+        "1/2, a position whose value your move kept 1), in proportion between the share that "
+        "earns nothing and the one that earns every point"
     )
     flagged = tuple(f"{flag} ({KEPT_POINTS})" for flag in flags)
     return _record(submission, loaded, "graded", messages, rules, started, output, flagged)
+
+
+def _by_copies(other: Played) -> str:
+    """How the copies of the agent shared the contest, for the student's messages."""
+    if not other.games:
+        return ""
+    names = " and ".join(sorted(other.games))
+    return (
+        f" by two copies of your agent, each loaded afresh (one played the games against "
+        f"{names}, the other the rest): no module-level data carries from one to the other"
+    )
 
 
 KEPT_POINTS = (
