@@ -2,16 +2,16 @@
 
 First grades the reference agent (alice) alone, alternately on two CPUs (the contest's two copies
 of the agent at once, `autograder/contest/copies.py`) and on one (`taskset`: one copy after the
-other), twice each; the goal is at most 5 s on 2 cores. Then grades the example class's agents (`examples/make_class.py`'s `AGENTS`) with
-`python -m autograder grade --assignment connect_four` and prints, for each, its grade, the
-moves it played (in games and in the suite's positions) and the seconds its grading took (the
-record's wall time), then the whole run's wall time and CPU time (the grader and every agent
-process it waited for; a jailed agent's processes are not among them). The goal is at most 5 s
-for the reference agent (alice) on 2 cores; on a shared machine the wall time grows with the
-load, the CPU time hardly, and the grades not at all. Then where a served state's time goes: the
-reference's moves in 40 mid-game positions through the sandbox, against the same search with the
-grader's serving done in this process (no pipe), and the cost of a child's frame. Prints
-measurements only: it asserts nothing about time.
+other), twice each; the goal is at most 5 s on 2 cores. Then grades the example class's agents
+(`examples/make_class.py`'s `AGENTS`) with `python -m autograder grade --assignment connect_four`
+and prints, for each, its grade, the moves it played (in games and in the suite's positions) and
+the seconds its grading took (the record's wall time), then the whole run's wall time and CPU
+time (the grader and every agent process it waited for; a jailed agent's processes are not among
+them); on a shared machine the wall time grows with the load, the CPU time hardly, and the
+grades not at all. Then where a served state's time goes: the reference's moves in 40 mid-game
+positions through the sandbox, against the same search with the grader's serving done in this
+process (no pipe), and the cost of a child's frame. Prints measurements only: it asserts nothing
+about time.
 
     python benchmarks/bench_contest.py [--workers N] [--move-states N] [--agents a,b]
         [--isolation process]
