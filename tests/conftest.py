@@ -7,11 +7,19 @@
   core busy while the other waits at the end of the run.
 - What must happen once at a time on the machine (downloads into a cache that other workers and
   other runs share) holds the lock of tests/run_wide.py.
+- The workers import nbformat (and nbgrader, nbclient) without rfc3987-syntax: jsonschema, which
+  nbformat's validator imports, loads it when it is installed to check IRIs, and it builds its
+  lark grammars at import, about 1.5 s of each worker's CPU; no schema the suite validates
+  against has an IRI format (tests/test_contest_kernel.py's release script does the same).
 """
 
 from __future__ import annotations
 
+import sys
+
 import pytest
+
+sys.modules.setdefault("rfc3987_syntax", None)  # see the docstring: jsonschema then skips it
 
 START_FIRST = (
     # the longest chains of a run, longest first (ranked by --durations): each is under way on
