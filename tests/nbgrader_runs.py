@@ -14,6 +14,12 @@ Each new gradebook also costs a process: nbgrader starts `alembic heads` to stam
 stamped with what alembic's own `heads` reads, in this process: a course's first command finds
 its gradebook as that command would have created it.
 
+Each kernel nbgrader starts is a Python process too (some 26 a course): `kernel_environment`
+gives the commands run here a kernel spec named `python3`, as the notebooks ask, that starts
+the same `ipykernel` on the same interpreter without what grading never uses: the debugger
+(debugpy's import, about a third of a kernel's start) and IPython's history database (opened at
+the start, written at the end). The cells, their outputs and nbgrader's scores are the same.
+
 Import it as `from nbgrader_runs import nbgrader_here` (pytest puts tests/ on the path).
 """
 
@@ -22,6 +28,7 @@ from __future__ import annotations
 import atexit
 import functools
 import io
+import json
 import logging
 import os
 import shutil
@@ -44,6 +51,55 @@ def _path_with_bin() -> str:
     return f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
 
 
+def kernel_environment() -> dict[str, str]:
+    """What nbgrader's commands here run with: the environment's scripts first on PATH (as the
+    `nbgrader` script runs), and the lean kernel spec first on JUPYTER_PATH."""
+    jupyter_path = os.environ.get("JUPYTER_PATH")
+    lean = str(_lean_kernel_folder())
+    return {
+        "PATH": _path_with_bin(),
+        "JUPYTER_PATH": lean if not jupyter_path else f"{lean}{os.pathsep}{jupyter_path}",
+    }
+
+
+LEAN_LAUNCHER = """\
+import sys
+from pathlib import Path
+
+# as ipykernel_launcher: the kernel's folder is not where its imports come from
+if sys.path[0] in ("", str(Path.cwd())):
+    del sys.path[0]
+sys.modules["debugpy"] = None  # ipykernel then starts without its debugger
+from ipykernel import kernelapp
+
+kernelapp.launch_new_instance()
+"""
+
+
+@functools.cache
+def _lean_kernel_folder() -> Path:
+    """A Jupyter data folder, one per process, holding the lean `python3` kernel spec."""
+    folder = Path(tempfile.mkdtemp(prefix="nbgrader-kernels-"))
+    atexit.register(shutil.rmtree, folder, True)
+    launcher = folder / "lean_kernel.py"
+    launcher.write_text(LEAN_LAUNCHER)
+    spec = {
+        "argv": [
+            sys.executable,
+            str(launcher),
+            "-f",
+            "{connection_file}",
+            "--HistoryManager.enabled=False",
+        ],
+        "display_name": "Python 3 (ipykernel, no debugger)",
+        "language": "python",
+        "metadata": {"debugger": False},
+    }
+    (folder / "kernels" / "python3").mkdir(parents=True)
+    (folder / "kernels" / "python3" / "kernel.json").write_text(json.dumps(spec, indent=1))
+    return folder
+
+
 def nbgrader_here(course: Path, *args: str, check: bool = True) -> tuple[int, str]:
     """Run `nbgrader ARGS` in `course` inside this process; return its exit status and what it
     logged and printed. With `check`, a status other than 0 fails the test with that text."""
@@ -60,7 +116,7 @@ def nbgrader_here(course: Path, *args: str, check: bool = True) -> tuple[int, st
         app = NbGraderApp.instance()
         try:
             os.chdir(course)
-            os.environ["PATH"] = _path_with_bin()
+            os.environ.update(kernel_environment())
             Validator.stream = printed  # `validate` prints its verdict, the others log
             app.initialize(list(args))
             app.init_logging(logging.StreamHandler, [printed], color=False, subapps=True)
@@ -129,7 +185,7 @@ def _restore(environment: dict[str, str]) -> None:
 
 def nbgrader_command(course: Path, *args: str, check: bool = True) -> str:
     """Run the `nbgrader` command itself, in a new process, in `course`; return its output."""
-    environment = dict(os.environ, PATH=_path_with_bin())
+    environment = {**os.environ, **kernel_environment()}
     run = subprocess.run(
         [str(BIN / "nbgrader"), *args],
         cwd=course,

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
 import shutil
 import tempfile
@@ -35,7 +34,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from example_class import make_class
-from nbgrader_runs import BIN, nbgrader_command, nbgrader_here, new_gradebook
+from nbgrader_runs import kernel_environment, nbgrader_command, nbgrader_here, new_gradebook
 
 pytest.importorskip("nbgrader")
 
@@ -188,7 +187,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
         tempfile.TemporaryDirectory() as scratch,
         ThreadPoolExecutor(max_workers=1) as background,
     ):
-        patch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")  # as the command
+        for name, value in kernel_environment().items():  # as the command, with lean kernels
+            patch.setenv(name, value)
         patch.setenv("PYTHONHASHSEED", "0")  # what the config sets, put back after the fixture
         config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
         config.CourseDirectory.root = str(course)
