@@ -7,11 +7,12 @@ runs them: `nbgrader autograde minimax` as a command, the other commands of assi
 nbgrader's application in this process (`tests/nbgrader_runs.py`: the same argv, config and
 files, without a process start each), the other assignments through nbgrader's Python API, which
 runs the same converters. Every road starts the notebooks' kernels from the lean `python3` spec
-(`kernel_environment`: the same ipykernel without the debugger and the history database). Each assignment is handed in by the instructor (the source notebook),
-by a student who wrote nothing (the released notebook) and by students of the example class (the
-released notebook with their code, without the cells that only demonstrate: `_shown`). The
-example students are also graded by `autograder.grading.grade`, and every rule group must get
-the same points from both.
+(`kernel_environment`: the same ipykernel without the debugger and the history database).
+Each assignment is handed in by the instructor (the source notebook), by a student who wrote
+nothing (the released notebook) and by students of the example class (the released notebook
+with their code, without the cells that only demonstrate: `_shown`). The example students are
+also graded by `autograder.grading.grade`, and every rule group must get the same points from
+both.
 
 The contest's examples play at a smaller allowance than the grading's, on both roads: what is
 checked of them is that both graders play the same moves and pay the same points, which holds
