@@ -29,6 +29,7 @@ import json
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -36,7 +37,13 @@ from pathlib import Path
 import nbformat
 import pytest
 from example_class import make_class
-from nbgrader_runs import kernel_environment, nbgrader_command, nbgrader_here, new_gradebook
+from nbgrader_runs import (
+    course_folder,
+    kernel_environment,
+    nbgrader_command,
+    nbgrader_here,
+    new_gradebook,
+)
 
 pytest.importorskip("nbgrader")
 
@@ -173,15 +180,20 @@ def _autograder_record(
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
-    """The course after nbgrader's whole pipeline, and the autograder's records of the examples.
+def graded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict]]:
+    """The course after nbgrader's whole pipeline, and the autograder's records of the examples
+    (the course in memory: `course_folder`)."""
+    with course_folder(tmp_path_factory) as folder:
+        yield _graded(folder)
 
-    The autograder grades the example students in a background thread while nbgrader works.
-    """
+
+def _graded(folder: Path) -> tuple[Path, dict]:
+    """Build the course in `folder` and grade it on both roads. The autograder grades the example
+    students in a background thread while nbgrader works."""
     from nbgrader.apps import NbGraderAPI
     from traitlets.config.loader import PyFileConfigLoader
 
-    course = tmp_path_factory.mktemp("nbgrader") / "course"
+    course = folder / "course"
     course.mkdir()
     shutil.copy(COURSE / "nbgrader_config.py", course)
     shutil.copytree(COURSE / "source", course / "source")
