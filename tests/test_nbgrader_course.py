@@ -184,10 +184,10 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dic
     """The course after nbgrader's whole pipeline, and the autograder's records of the examples
     (the course in memory: `course_folder`)."""
     with course_folder(tmp_path_factory) as folder:
-        yield _graded(folder)
+        yield _grade_on_both_roads(folder)
 
 
-def _graded(folder: Path) -> tuple[Path, dict]:
+def _grade_on_both_roads(folder: Path) -> tuple[Path, dict]:
     """Build the course in `folder` and grade it on both roads. The autograder grades the example
     students in a background thread while nbgrader works."""
     from nbgrader.apps import NbGraderAPI
