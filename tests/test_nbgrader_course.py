@@ -7,7 +7,7 @@ runs them: `nbgrader autograde minimax` as a command, the other commands of assi
 nbgrader's application in this process (`tests/nbgrader_runs.py`: the same argv, config and
 files, without a process start each), the other assignments through nbgrader's Python API, which
 runs the same converters. Every road starts the notebooks' kernels from the lean `python3` spec
-(`kernel_environment`: the same ipykernel without the debugger and the history database).
+(`kernel_environment`: the same ipykernel without the debugger).
 Each assignment is handed in by the instructor (the source notebook), by a student who wrote
 nothing (the released notebook) and by students of the example class (the released notebook
 with their code, without the cells that only demonstrate: `_shown`). The example students are
