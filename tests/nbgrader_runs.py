@@ -14,14 +14,27 @@ Each new gradebook also costs a process: nbgrader starts `alembic heads` to stam
 stamped with what alembic's own `heads` reads, in this process: a course's first command finds
 its gradebook as that command would have created it.
 
+Each kernel nbgrader starts is a Python process too (some 26 a course): `kernel_environment`
+gives nbgrader in these tests a kernel spec named `python3`, as the notebooks ask, that starts
+the same `ipykernel` on the same interpreter without what grading never uses: the debugger
+(debugpy's import, some 0.1-0.15 s of a kernel's CPU; nbgrader already keeps the kernel's
+history in memory). The cells, their outputs and nbgrader's scores are the same.
+
+nbgrader commits its gradebook a few dozen times a command, and SQLite waits for each commit to
+reach the disk (about 16 ms a commit on this machine's ext4 /tmp, 0.1 ms in memory): a course
+built by `course_folder` lives in the machine's tmpfs (/dev/shm) when there is one, and is
+removed when its tests end.
+
 Import it as `from nbgrader_runs import nbgrader_here` (pytest puts tests/ on the path).
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import io
+import json
 import logging
 import os
 import shutil
@@ -30,7 +43,10 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 BIN = Path(sys.executable).parent
 """The environment's scripts: `nbgrader` itself, and `alembic`, which nbgrader starts when it
@@ -42,6 +58,54 @@ _ONE_AT_A_TIME = threading.Lock()
 
 def _path_with_bin() -> str:
     return f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
+def kernel_environment() -> dict[str, str]:
+    """What nbgrader's commands here run with: the environment's scripts first on PATH (as the
+    `nbgrader` script runs), and the lean kernel spec first on JUPYTER_PATH."""
+    jupyter_path = os.environ.get("JUPYTER_PATH")
+    lean = str(_lean_kernel_folder())
+    return {
+        "PATH": _path_with_bin(),
+        "JUPYTER_PATH": lean if not jupyter_path else f"{lean}{os.pathsep}{jupyter_path}",
+    }
+
+
+LEAN_LAUNCHER = """\
+import sys
+from pathlib import Path
+
+# as ipykernel_launcher: the kernel's folder is not where its imports come from
+if sys.path[0] in ("", str(Path.cwd())):
+    del sys.path[0]
+sys.modules["debugpy"] = None  # ipykernel then starts without its debugger
+from ipykernel import kernelapp
+
+kernelapp.launch_new_instance()
+"""
+
+
+@functools.cache
+def _lean_kernel_folder() -> Path:
+    """A Jupyter data folder, one per process, holding the lean `python3` kernel spec."""
+    folder = Path(tempfile.mkdtemp(prefix="nbgrader-kernels-"))
+    atexit.register(shutil.rmtree, folder, True)
+    launcher = folder / "lean_kernel.py"
+    launcher.write_text(LEAN_LAUNCHER)
+    spec = {
+        "argv": [
+            sys.executable,
+            str(launcher),
+            "-f",
+            "{connection_file}",
+        ],
+        "display_name": "Python 3 (ipykernel, no debugger)",
+        "language": "python",
+        "metadata": {"debugger": False},
+    }
+    (folder / "kernels" / "python3").mkdir(parents=True)
+    (folder / "kernels" / "python3" / "kernel.json").write_text(json.dumps(spec, indent=1))
+    return folder
 
 
 def nbgrader_here(course: Path, *args: str, check: bool = True) -> tuple[int, str]:
@@ -60,7 +124,7 @@ def nbgrader_here(course: Path, *args: str, check: bool = True) -> tuple[int, st
         app = NbGraderApp.instance()
         try:
             os.chdir(course)
-            os.environ["PATH"] = _path_with_bin()
+            os.environ.update(kernel_environment())
             Validator.stream = printed  # `validate` prints its verdict, the others log
             app.initialize(list(args))
             app.init_logging(logging.StreamHandler, [printed], color=False, subapps=True)
@@ -78,6 +142,24 @@ def nbgrader_here(course: Path, *args: str, check: bool = True) -> tuple[int, st
     text = printed.getvalue()
     assert status == 0 or not check, text
     return status, text
+
+
+MEMORY = Path("/dev/shm")
+"""The tmpfs of Linux machines: files there are never written to a disk."""
+
+
+@contextlib.contextmanager
+def course_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """An empty folder to build a course in: in memory when the machine has a writable tmpfs
+    (removed with what it holds when the block ends), else one of pytest's temporary folders."""
+    if not (MEMORY.is_dir() and os.access(MEMORY, os.W_OK | os.X_OK)):
+        yield tmp_path_factory.mktemp("nbgrader")
+        return
+    folder = Path(tempfile.mkdtemp(prefix="nbgrader-course-", dir=MEMORY))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def new_gradebook(course: Path) -> Path:
@@ -129,7 +211,7 @@ def _restore(environment: dict[str, str]) -> None:
 
 def nbgrader_command(course: Path, *args: str, check: bool = True) -> str:
     """Run the `nbgrader` command itself, in a new process, in `course`; return its output."""
-    environment = dict(os.environ, PATH=_path_with_bin())
+    environment = {**os.environ, **kernel_environment()}
     run = subprocess.run(
         [str(BIN / "nbgrader"), *args],
         cwd=course,

@@ -14,12 +14,13 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
 from example_class import make_class
-from nbgrader_runs import nbgrader_here, new_gradebook
+from nbgrader_runs import course_folder, nbgrader_here, new_gradebook
 
 pytest.importorskip("nbgrader")
 
@@ -119,7 +120,7 @@ def _source_without_the_demonstration(course: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A class where nbgrader's kernel gives 25 of 25 to every submission but the renamed one:
 
     - honest: the solutions, in minimax.ipynb;
@@ -130,7 +131,12 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     - vanished: imports the reference; its notebook is deleted after nbgrader graded it;
     - linker: minimax.ipynb is a symbolic link to honest's notebook.
     """
-    course = tmp_path_factory.mktemp("nbgrader") / "course"
+    with course_folder(tmp_path_factory) as folder:  # in memory
+        yield _course(folder / "course")
+
+
+def _course(course: Path) -> Path:
+    """Build the class of `course` (above) and autograde it with nbgrader."""
     course.mkdir()
     shutil.copy(ROOT / "assignments" / "nbgrader_config.py", course)
     _source_without_the_demonstration(course)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from nbgrader_runs import nbgrader_here, new_gradebook
+from nbgrader_runs import kernel_environment, nbgrader_here, new_gradebook
 
 pytest.importorskip("nbgrader")
 
@@ -65,3 +65,28 @@ def test_a_new_gradebook_is_stamped_and_takes_the_courses_own_id(course: Path) -
         assert database.execute("SELECT id FROM course").fetchall() == [("adversarial-search",)]
     finally:
         database.close()
+
+
+def test_the_kernels_nbgrader_starts_here_are_the_same_python_without_the_debugger(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import start_new_kernel
+
+    for name, value in kernel_environment().items():  # what a command run here sees
+        monkeypatch.setenv(name, value)
+    environment = dict(os.environ)
+    spec = KernelSpecManager().get_kernel_spec("python3")  # the name the notebooks ask for
+    assert spec.argv[0] == sys.executable and "{connection_file}" in spec.argv
+    manager, client = start_new_kernel(kernel_name="python3", env=environment)
+    printed: list[str] = []
+    try:
+        client.execute_interactive(
+            "import sys; print(sys.executable, sys.modules.get('debugpy', 'absent'))",
+            timeout=60,
+            output_hook=lambda message: printed.append(message["content"].get("text", "")),
+        )
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert "".join(printed).split() == [sys.executable, "None"]  # debugpy's import refused
