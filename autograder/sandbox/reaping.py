@@ -100,7 +100,10 @@ def _thaw(freezer: Path | None) -> None:
     """Thaw the freezer's cgroup `freezer` and those beneath it (nothing if it is None)."""
     if freezer is None:
         return
-    for state in sorted(freezer.rglob("freezer.state")):
+    states = []
+    with contextlib.suppress(OSError):  # removed meanwhile (its run's own cleanup): nothing held
+        states = sorted(freezer.rglob("freezer.state"))
+    for state in states:
         with contextlib.suppress(OSError):
             state.write_text("THAWED")
 
