@@ -70,4 +70,7 @@ def test_an_honest_neighbour_of_a_cpu_hog_keeps_its_grade_and_most_of_its_speed(
     score_alone, seconds_alone = _honest_seconds(alone, tmp_path / "out-alone")
     score_beside, seconds_beside = _honest_seconds(beside, tmp_path / "out-beside")
     assert score_alone == score_beside == 100
-    assert seconds_beside < 2.5 * seconds_alone + 1.5, (seconds_alone, seconds_beside)
+    # Unprotected, the honest call would share two CPUs with 30 spinners (about 1/16 of a CPU:
+    # some 8 s for its half second); protected, it takes about as long as alone, up to 5x when
+    # other suites load the machine between the two runs (4.8x seen beside two other suites).
+    assert seconds_beside < 5 * seconds_alone + 1.5, (seconds_alone, seconds_beside)

@@ -11,7 +11,7 @@ grading command: once the next run has started, which sweeps what a dead run lef
 from __future__ import annotations
 
 import os
-import random
+import secrets
 import signal
 import subprocess
 import sys
@@ -88,7 +88,9 @@ def _worker_of(main: int) -> int:
 
 @pytest.mark.parametrize("strike", ["ctrl-c", "sigterm", "kill-worker", "kill-grader"])
 def test_no_process_cgroup_or_folder_of_a_run_survives_it(tmp_path: Path, strike: str) -> None:
-    tag = f"98765{random.randrange(10)}.{random.randrange(10**6):06d}"
+    # Unique on the machine, whatever seeded `random` in this process: other suites run the same
+    # test at the same time, and a daemon of theirs must never pass for this run's.
+    tag = f"98765{secrets.randbelow(10)}.{secrets.randbelow(10**6):06d}{os.getpid() % 1000:03d}"
     folder, scratch = tmp_path / "class", tmp_path / "tmp"
     folder.mkdir()
     scratch.mkdir()
@@ -131,7 +133,7 @@ def test_the_next_run_kills_an_agent_a_killed_run_left_frozen() -> None:
         pytest.skip("no writable freezer cgroup here")
     dead = subprocess.Popen(["true"])
     dead.wait()  # a run whose grading command is gone
-    name = f"autograder-{dead.pid}-frozen{random.randrange(10**6):06d}"
+    name = f"autograder-{dead.pid}-frozen{secrets.token_hex(4)}"
     held = subprocess.Popen(["sleep", "600"])
     try:
         for root in roots.values():
