@@ -67,10 +67,16 @@ def test_an_honest_neighbour_of_a_cpu_hog_keeps_its_grade_and_most_of_its_speed(
         folder.mkdir()
         (folder / "honest.py").write_text(reference_source())
     (beside / "hog.py").write_text(HOG)
-    score_alone, seconds_alone = _honest_seconds(alone, tmp_path / "out-alone")
-    score_beside, seconds_beside = _honest_seconds(beside, tmp_path / "out-beside")
-    assert score_alone == score_beside == 100
-    # Unprotected, the honest call would share two CPUs with 30 spinners (about 1/16 of a CPU:
-    # some 8 s for its half second); protected, it takes about as long as alone, up to 5x when
-    # other suites load the machine between the two runs (4.8x seen beside two other suites).
-    assert seconds_beside < 5 * seconds_alone + 1.5, (seconds_alone, seconds_beside)
+    measured = []
+    # The other suites' load comes in waves: a second pair is measured, rather than a wider bound.
+    for attempt in range(2):
+        score_alone, seconds_alone = _honest_seconds(alone, tmp_path / f"out-alone-{attempt}")
+        score_beside, seconds_beside = _honest_seconds(beside, tmp_path / f"out-beside-{attempt}")
+        assert score_alone == score_beside == 100
+        measured.append((seconds_alone, seconds_beside))
+        # Unprotected, the honest call would share two CPUs with 30 spinners (about 1/16 of a CPU:
+        # some 8 s for its half second, in every pair); protected, it takes about as long as
+        # alone, up to 5x when other suites load the machine between the two runs.
+        if seconds_beside < 5 * seconds_alone + 1.5:
+            return
+    raise AssertionError(f"slower beside the hog in both pairs (alone, beside): {measured}")
