@@ -12,7 +12,6 @@ workers as CPUs leaves none free, and its copies play one after the other.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import pickle
 import signal
@@ -22,7 +21,13 @@ from typing import Any
 
 from autograder.contest.levels import Level, play_contest
 from autograder.contest.student_agent import StudentAgent, most_seconds
-from autograder.sandbox import _ACTIVE, _ACTIVE_LOCK, become_subreaper, is_subreaper
+from autograder.sandbox import (
+    _ACTIVE,
+    _ACTIVE_LOCK,
+    become_subreaper,
+    die_with_parent,
+    is_subreaper,
+)
 from autograder.sandbox.pinning import _claim_two_free_cpus
 from autograder.sandbox.pipe import without_collection
 
@@ -82,6 +87,7 @@ class SecondCopy:
         self.pid: int | None = None
         self.reader: int | None = None
         self.allowed: set[int] | None = None
+        self.claim = None  # this thread's CPU's claim while the copies play at once
         claims = _claim_two_free_cpus() if levels and hasattr(os, "fork") else []
         if claims:
             self._fork(claims)
@@ -143,7 +149,9 @@ class SecondCopy:
             with contextlib.suppress(OSError):
                 os.sched_setaffinity(0, self.allowed)
             self.allowed = None
+        if self.claim is not None:
             self.claim.close()
+            self.claim = None
 
 
 def _serve(writer: int, cpu: int, work: tuple) -> None:
@@ -152,8 +160,7 @@ def _serve(writer: int, cpu: int, work: tuple) -> None:
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grading command's
         signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(1))  # close the agent
-        with contextlib.suppress(OSError, AttributeError):  # PR_SET_PDEATHSIG: go with it
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
+        die_with_parent(signal.SIGTERM)  # and close its agent on the way out
         if is_subreaper():  # not inherited: adopt what its own jails leave, as its parent does
             become_subreaper()
         os.sched_setaffinity(0, {cpu})

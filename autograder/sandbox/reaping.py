@@ -108,11 +108,11 @@ def _thaw(freezer: Path | None) -> None:
             state.write_text("THAWED")
 
 
-def die_with_parent() -> None:
-    """Have the kernel SIGKILL this process when the process (thread) that started it ends
-    (Linux); a no-op elsewhere."""
+def die_with_parent(number: int = signal.SIGKILL) -> None:
+    """Have the kernel send this process signal `number` (SIGKILL by default) when the process
+    (thread) that started it ends (Linux); a no-op elsewhere."""
     with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        ctypes.CDLL(None, use_errno=True).prctl(1, number, 0, 0, 0)  # PR_SET_PDEATHSIG
 
 
 def kill_marked(job: str) -> int:
