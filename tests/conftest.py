@@ -36,7 +36,6 @@ START_FIRST = (
     "test_toolkit_dist.py",
     "test_contest_grades.py",
     "test_grader_class.py",
-    "test_cpu_share.py",
 )
 SHARED_SCOPES = ("module", "package", "session")
 BUILT_AGAIN = ("view", "builder")
