@@ -42,7 +42,11 @@ which waits for matplotlib's font cache to be copied beside it)."""
 
 def command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
     """Grade the class `args` names (its archives unpacked in `unpack`); the exit code."""
-    with tempfile.TemporaryDirectory(prefix=f"autograder-run-{os.getpid()}-") as scratch:
+    # A folder that cannot be emptied (a stop while the view is being built) is left to the
+    # next run's sweep, rather than raise over the run's own outcome.
+    with tempfile.TemporaryDirectory(
+        prefix=f"autograder-run-{os.getpid()}-", ignore_cleanup_errors=True
+    ) as scratch:
         # Copying matplotlib's font cache for the submissions takes a process of its own half a
         # second (importing matplotlib) unless the cache is fresh: started first, it is ready
         # when the workers start.
@@ -53,6 +57,10 @@ def command(args, prog: str, adopt_orphans: bool, unpack: Path | None) -> int:
         view.start()
         try:
             return _graded(args, prog, adopt_orphans, unpack, (Path(scratch), view))
+        except (KeyboardInterrupt, Terminated) as stop:  # outside the grading, which says so
+            print(f"{prog} grade: interrupted; every student graded before keeps her results",
+                  file=sys.stderr)  # fmt: skip
+            return 143 if isinstance(stop, Terminated) else 130
         finally:
             if fonts.poll() is None:  # a run that stopped before the view was built
                 fonts.kill()

@@ -4,6 +4,7 @@ table."""
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from autograder import cli, grade_command
 from autograder.grading import cases
 from autograder.grading import grade as grading
+from autograder.grading.outcomes import Terminated
 from autograder.grading.rules import ASSIGNMENT_RULES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -66,6 +68,20 @@ def test_a_refused_run_waits_for_its_import_view_before_removing_its_folder(
     assert cli.main(["grade", str(empty), "--out", str(tmp_path / "out"), "--quiet"]) == 2
     assert "no submissions found" in capsys.readouterr().err
     assert len(built) == 1 and not built[0].exists()  # built, then removed with the folder
+
+
+@pytest.mark.parametrize(("stop", "code"), [(Terminated, 143), (KeyboardInterrupt, 130)])
+def test_a_stop_before_the_grading_starts_exits_by_its_code_without_a_traceback(
+    tmp_path, monkeypatch, capsys, stop, code
+) -> None:
+    def stopped(*args, **kwargs):  # a SIGTERM or a Ctrl-C while the run gets ready
+        raise stop
+
+    monkeypatch.setattr(grade_command, "run_and_report", stopped)
+    before = signal.getsignal(signal.SIGTERM)
+    assert cli.main(["grade", str(ALICE), "--out", str(tmp_path / "out"), "--quiet"]) == code
+    assert "interrupted" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGTERM) == before
 
 
 def test_a_view_for_the_jail_is_refused_to_a_submission_outside_it(tmp_path) -> None:
