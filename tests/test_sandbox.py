@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import signal
@@ -182,11 +183,24 @@ def test_an_infinite_loop_at_import_times_out_without_blocking_the_grade(
     assert record.score == 0 and "no answer within 1 s" in record.status
 
 
+def _own_seconds(whole: int) -> str:
+    """A sleep's duration of this test's own: pgrep then finds only what its submission
+    started, never another suite's sleep on a shared machine (and kills nothing of theirs)."""
+    return f"{whole}.{os.getpid()}{int.from_bytes(os.urandom(3), 'big')}"
+
+
+def _survivors(seconds: str) -> str:
+    """The processes still running `sleep {seconds}`, killed (cleaning up before failing)."""
+    found = subprocess.run(["pgrep", "-f", f"sleep {seconds}"], capture_output=True, text=True)
+    for pid in found.stdout.split():
+        with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+            os.kill(int(pid), signal.SIGKILL)
+    return found.stdout
+
+
 def test_background_processes_are_gone_after_grading(tmp_path: Path, view: Path) -> None:
     marker = tmp_path / "still-alive"
-    # A duration of this test's own, so that pgrep finds only what this submission started,
-    # never another run's sleep on a shared machine (and kills nothing of anyone else's).
-    seconds = f"300.{os.getpid()}{int.from_bytes(os.urandom(3), 'big')}"
+    seconds = _own_seconds(300)
     record = grade_source(
         with_reference(
             f"""
@@ -199,10 +213,7 @@ def test_background_processes_are_gone_after_grading(tmp_path: Path, view: Path)
         view,
     )
     assert record.score == 100
-    survivors = subprocess.run(["pgrep", "-f", f"sleep {seconds}"], capture_output=True, text=True)
-    for pid in survivors.stdout.split():
-        os.kill(int(pid), signal.SIGKILL)  # clean up before failing
-    assert survivors.stdout == ""
+    assert _survivors(seconds) == ""
 
 
 def test_a_forged_state_is_refused_and_counts_nothing(view: Path) -> None:
@@ -267,30 +278,29 @@ def test_flooding_requests_without_reading_the_answers_times_out_instead_of_hang
 
 
 def test_a_process_that_leaves_its_session_is_still_killed(tmp_path: Path, view: Path) -> None:
+    seconds = _own_seconds(301)
     record = grade_source(
         with_reference(
-            """
+            f"""
             import subprocess
-            subprocess.Popen(["sleep", "301"], start_new_session=True)
+            subprocess.Popen(["sleep", "{seconds}"], start_new_session=True)
             """
         ),
         tmp_path,
         view,
     )
     assert record.score == 100
-    survivors = subprocess.run(["pgrep", "-f", "sleep 301"], capture_output=True, text=True)
-    for pid in survivors.stdout.split():
-        os.kill(int(pid), signal.SIGKILL)
-    assert survivors.stdout == ""
+    assert _survivors(seconds) == ""
 
 
 def test_the_grading_command_reaps_a_daemon_that_also_cleared_its_environment(
     tmp_path: Path,
 ) -> None:
-    student = tmp_path / "daemon.py"
+    student, seconds = tmp_path / "daemon.py", _own_seconds(302)
     student.write_text(
         "import os, subprocess\n"
-        "subprocess.Popen(['sh', '-c', 'sleep 302 & exit'], env={}, start_new_session=True)\n"
+        f"subprocess.Popen(['sh', '-c', 'sleep {seconds} & exit'], env={{}}, "
+        "start_new_session=True)\n"
         "def minimax_value(game, state):\n    return 0\n"
     )
     run = subprocess.run(
@@ -299,10 +309,7 @@ def test_the_grading_command_reaps_a_daemon_that_also_cleared_its_environment(
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
-    survivors = subprocess.run(["pgrep", "-f", "sleep 302"], capture_output=True, text=True)
-    for pid in survivors.stdout.split():
-        os.kill(int(pid), signal.SIGKILL)
-    assert survivors.stdout == ""
+    assert _survivors(seconds) == ""
 
 
 RACE = """
