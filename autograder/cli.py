@@ -102,7 +102,10 @@ def _add_grade(commands) -> None:
     grade.add_argument("--out", type=Path, required=True, help="folder for grades and feedback")
     grade.add_argument("--workers", type=_workers, default=os.cpu_count() or 1)
     grade.add_argument(
-        "--timeout", type=_seconds, default=10.0, help="seconds per graded call (x3 for loading)"
+        "--timeout",
+        type=_seconds,
+        default=10.0,
+        help="seconds of its own time per graded call (x3 for loading)",
     )
     grade.add_argument(
         "--budget",

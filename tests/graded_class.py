@@ -22,10 +22,11 @@ GROUP = "example-class-graded"
 """The xdist group of every test that reads the run (`pytest.mark.xdist_group(GROUP)`)."""
 
 TIMEOUT = ("--timeout", "3")
-"""A call's wall-clock limit for the class's runs. trent's two functions that never answer spin
-a core until it runs out (at the default 10 s, those 20 s were the whole class's run). An honest
-call can be slow on a busy machine: at 1.5 s, olivia's minimax on a Connect Four position once
-ran out in the whole suite's run (the machine's two cores busy), so 3 s it stays."""
+"""A call's limit, of the submission's own time, for the class's runs. trent's two functions that
+never answer spin a core until it runs out (at the default 10 s, those 20 s were the whole class's
+run). At 1.5 s, olivia's minimax on a Connect Four position once ran out in the whole suite's run
+(the machine's two cores busy), and at 3 s mallory's alphabeta at load 15, when the limit was the
+wall clock's; a call's wait for a CPU is no longer its time."""
 
 _GRADED: list[Path] = []
 

@@ -18,6 +18,7 @@ from autograder.grading.load import Submission, load
 from autograder.grading.records import GradeRecord
 from autograder.grading.reference import reference_source
 from autograder.sandbox import Limits, StudentProcess, build_import_view
+from autograder.sandbox.process import WALL_SAFETY
 from games import TicTacToe
 
 FAST = Limits(timeout=3.0, load_timeout=5.0, memory_mb=512, output_kb=64)
@@ -371,3 +372,32 @@ def wire_runner_path():
     from autograder.sandbox import RUNNER
 
     return RUNNER
+
+
+SLEEPER = "import time\ndef minimax_value(game, state):\n    time.sleep({seconds})\n    return 0\n"
+
+
+def test_a_graded_call_asleep_past_its_limit_is_stopped_at_its_own_time(view: Path) -> None:
+    process = StudentProcess([(1, SLEEPER.format(seconds=30))], ["minimax_value"], view, FAST)
+    try:
+        process.start()
+        outcome = process.call("minimax_value", TicTacToe(), TicTacToe().initial_state(), timeout=1)
+        assert outcome.status == "timeout"
+        assert "no answer within 1 s of its own time (the call)" in outcome.error
+        assert outcome.seconds < WALL_SAFETY  # the meter's limit, not the wall clock's
+    finally:
+        process.close()
+
+
+def test_a_graded_call_is_not_charged_what_it_waited_for_a_cpu(view: Path, monkeypatch) -> None:
+    # A meter that stands still: every moment of the call was spent waiting for a CPU, as on a
+    # machine busy with other work. The call is not stopped at its 1 s, which it did not use.
+    monkeypatch.setattr(StudentProcess, "_own_meter", lambda self: lambda: 0.0)
+    process = StudentProcess([(1, SLEEPER.format(seconds=1.5))], ["minimax_value"], view, FAST)
+    try:
+        process.start()
+        outcome = process.call("minimax_value", TicTacToe(), TicTacToe().initial_state(), timeout=1)
+        assert (outcome.status, outcome.value) == ("returned", 0)
+        assert outcome.seconds >= 1.5
+    finally:
+        process.close()

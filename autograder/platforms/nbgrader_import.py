@@ -350,7 +350,8 @@ def add_parser(commands, seconds: Callable, workers: Callable, memory: Callable)
     into.add_argument("assignment", choices=sorted(ASSIGNMENT_RULES))
     into.add_argument("--out", type=Path, help="our grades and feedback (default COURSE/jailed/A)")
     into.add_argument("--workers", type=workers, default=os.cpu_count() or 1)
-    into.add_argument("--timeout", type=seconds, default=10.0, help="seconds per graded call")
+    own = "seconds of its own time per graded call"
+    into.add_argument("--timeout", type=seconds, default=10.0, help=own)
     into.add_argument("--memory", type=memory, default=2048, help="MiB per submission")
     into.add_argument(
         "--isolation",

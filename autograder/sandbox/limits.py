@@ -8,7 +8,8 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Limits:
-    """What one submission may use. `timeout` is wall-clock seconds per graded call."""
+    """What one submission may use. `timeout` is seconds per graded call of the submission's
+    own time (CPU, or asleep; never waiting for a CPU: `process.WALL_SAFETY`)."""
 
     timeout: float = 10.0
     load_timeout: float = 30.0

@@ -154,8 +154,11 @@ class PipeEnds:
         if cap is None:
             return deadline
         if now >= self._cpu_check_at:
-            meter, stop_at, seconds = cap
+            meter, stop_at, seconds, own_time = cap
             if meter() >= stop_at:
+                if own_time:
+                    why = f"no answer within {seconds:g} s of its own time ({waiting_for})"
+                    raise SandboxError("timeout", why)
                 during = " while loading" if waiting_for == "loading" else ""
                 raise SandboxError(
                     "timeout", f"it used more than {seconds:g} s of CPU time{during}"
@@ -176,15 +179,16 @@ class PipeEnds:
             "full search needs: is game.result called in a loop?",
         )
 
-    def _watch_cpu(self, cpu_seconds: float | None, meter=None) -> None:
+    def _watch_cpu(self, cpu_seconds: float | None, meter=None, own_time: bool = False) -> None:
         """Count the CPU time of the call starting against `cpu_seconds` (None: not counted),
-        on `meter` (a `cpu.cpu_meter` of this process) or on one made here."""
+        on `meter` (a `cpu.cpu_meter` of this process) or on one made here. `own_time`: a
+        graded call's limit (its time-out says so), not a contest's allowance of CPU time."""
         self._cpu_cap = None
         if cpu_seconds is not None and self.process is not None:
             if meter is None:
                 meter = cpu_meter(self.process.pid, self.cgroups)
             if meter is not None:
-                self._cpu_cap = (meter, meter() + cpu_seconds, cpu_seconds)
+                self._cpu_cap = (meter, meter() + cpu_seconds, cpu_seconds, own_time)
                 self._cpu_check_at = time.monotonic()
 
     def _timed_out(self, waiting_for: str) -> SandboxError:

@@ -119,7 +119,7 @@ def rows_limits() -> list[list[str]]:
 
     limits = Limits()
     return [
-        ["wall-clock seconds per graded call", _points(limits.timeout), "--timeout"],
+        ["seconds of its own time per graded call", _points(limits.timeout), "--timeout"],
         ["wall-clock seconds to load a submission's cells", _points(limits.load_timeout), ""],
         ["wall-clock seconds for all of a submission's calls", _points(limits.budget), "--budget"],
         ["CPU seconds per submission", str(limits.cpu_seconds), ""],
