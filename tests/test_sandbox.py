@@ -18,7 +18,7 @@ from autograder.grading.load import Submission, load
 from autograder.grading.records import GradeRecord
 from autograder.grading.reference import reference_source
 from autograder.sandbox import Limits, StudentProcess, build_import_view
-from autograder.sandbox.process import WALL_SAFETY
+from autograder.sandbox.pipe import WALL_SAFETY
 from games import TicTacToe
 
 FAST = Limits(timeout=3.0, load_timeout=5.0, memory_mb=512, output_kb=64)

@@ -9,7 +9,7 @@ from typing import Any
 @dataclass(frozen=True)
 class Limits:
     """What one submission may use. `timeout` is seconds per graded call of the submission's
-    own time (CPU, or asleep; never waiting for a CPU: `process.WALL_SAFETY`)."""
+    own time (CPU, or asleep; never waiting for a CPU: `pipe.WALL_SAFETY`)."""
 
     timeout: float = 10.0
     load_timeout: float = 30.0

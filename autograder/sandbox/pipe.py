@@ -33,6 +33,11 @@ from autograder.sandbox.wire import (
     _json_message,
 )
 
+WALL_SAFETY = 10
+"""A graded call is limited by the submission's own time (`cpu.cpu_meter`: its CPU time, or
+its thread's time asleep or blocked, never its time waiting for a CPU), so that its grade is
+the same on a busy machine; the wall clock stops it only at this many times its limit."""
+
 
 class PipeEnds:
     """Reading and writing frames on a submission's pipes (a base of `StudentProcess`)."""
@@ -43,6 +48,7 @@ class PipeEnds:
     _call_seconds: float | None = None  # the wall-clock time of the call running, if not limits'
     _cpu_cap: tuple | None = None  # (meter, its reading that ends the call, seconds): see call()
     _cpu_check_at: float = 0.0  # when the meter is read next
+    _meter_of: tuple | None = None  # (the process, the meter of its own time): `_own_meter`
 
     def _fds(self) -> tuple[int, int]:
         if self._read_fd is None or self._write_fd is None:
@@ -178,6 +184,33 @@ class PipeEnds:
             f"it generated more than {max_states:,} states on this instance, far more than a "
             "full search needs: is game.result called in a loop?",
         )
+
+    def _limit_call(self, seconds: float, cpu_seconds: float | None, meter) -> float:
+        """Set the limits of the call starting, whose limit is `seconds`, and return the wall
+        clock's for it. A contest's move gives its `cpu_seconds`, read on `meter`; a graded call
+        (None) is limited by the submission's own time (`_own_meter`) where it can be read,
+        and by the wall clock only at `WALL_SAFETY` times its limit."""
+        own = self._own_meter() if cpu_seconds is None else None
+        if own is not None:
+            cpu_seconds, meter = seconds, own
+            seconds *= WALL_SAFETY
+        self._call_seconds = seconds
+        self._watch_cpu(cpu_seconds, meter, own is not None)
+        return seconds
+
+    def _own_meter(self):
+        """The meter of this process's own time (`cpu.cpu_meter`), made at its first call;
+        None where it cannot be read (there a call's limit stays the wall clock's)."""
+        process = self.process
+        if process is None:
+            return None
+        if self._meter_of is None or self._meter_of[0] is not process:
+            try:
+                meter = cpu_meter(process.pid, self.cgroups)
+            except OSError:
+                meter = None
+            self._meter_of = (process, meter)
+        return self._meter_of[1]
 
     def _watch_cpu(self, cpu_seconds: float | None, meter=None, own_time: bool = False) -> None:
         """Count the CPU time of the call starting against `cpu_seconds` (None: not counted),

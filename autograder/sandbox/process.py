@@ -15,7 +15,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from autograder.sandbox.cpu import cpu_meter
 from autograder.sandbox.holding import Holding
 from autograder.sandbox.jailing import jail_config, make_cgroups, remove_cgroups, use_jail
 from autograder.sandbox.limits import (
@@ -55,11 +54,6 @@ from autograder.sandbox.wire import (
 from autograder.sandbox.zygote_client import Zygote
 from games.protocol import Game
 
-WALL_SAFETY = 10
-"""A graded call is limited by the submission's own time (`cpu.cpu_meter`: its CPU time, or
-its thread's time asleep or blocked, never its time waiting for a CPU), so that its grade is
-the same on a busy machine; the wall clock stops it only at this many times its limit."""
-
 
 class StudentProcess(PipeEnds, Holding):
     """One running submission: load its cells once, then call its functions on served games."""
@@ -82,7 +76,6 @@ class StudentProcess(PipeEnds, Holding):
         self._output: Output | None = None  # what the submission prints: see `start`
         self.paused = False
         self.tokens = Tokens()  # one token per position for the process's whole life
-        self._meter_of: tuple | None = None  # (the process, the meter of its own time)
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -275,15 +268,8 @@ class StudentProcess(PipeEnds, Holding):
         counts the positions of earlier calls it answered without a search."""
         started = time.monotonic()
         seconds = self.limits.timeout if timeout is None else timeout
-        own = self._own_meter() if cpu_seconds is None else None
-        own_time = own is not None
-        if own_time:  # a graded call: limited by the submission's own time, not the clock's
-            cpu_seconds, meter = seconds, own
-            seconds *= WALL_SAFETY
-        self._call_seconds = seconds
-        deadline = started + seconds
+        deadline = started + self._limit_call(seconds, cpu_seconds, meter)
         outcome = CallOutcome(status="crashed")
-        self._watch_cpu(cpu_seconds, meter, own_time)
         info, tokens = _info(game, state, evaluate), self.tokens
         root, served = tokens.start_call(state, info[1], tokens.served_table(game, evaluate))
         parents: set[int] = set()
@@ -326,20 +312,6 @@ class StudentProcess(PipeEnds, Holding):
             outcome.carried = carried if outcome.status == "returned" and searched else 0
         outcome.seconds = time.monotonic() - started
         return outcome
-
-    def _own_meter(self):
-        """The meter of this process's own time (`cpu.cpu_meter`), made at its first call;
-        None where it cannot be read (there a call's limit stays the wall clock's)."""
-        process = self.process
-        if process is None:
-            return None
-        if self._meter_of is None or self._meter_of[0] is not process:
-            try:
-                meter = cpu_meter(process.pid, self.cgroups)
-            except OSError:
-                meter = None
-            self._meter_of = (process, meter)
-        return self._meter_of[1]
 
     @without_collection()
     def _serve(
