@@ -46,7 +46,7 @@ class PipeEnds:
     _read_fd: int | None
     _write_fd: int | None
     _call_seconds: float | None = None  # the wall-clock time of the call running, if not limits'
-    _cpu_cap: tuple | None = None  # (meter, its reading that ends the call, seconds): see call()
+    _cpu_cap: tuple | None = None  # (meter, reading ending the call, seconds, own time): call()
     _cpu_check_at: float = 0.0  # when the meter is read next
     _meter_of: tuple | None = None  # (the process, the meter of its own time): `_own_meter`
 
