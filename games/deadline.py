@@ -1,9 +1,16 @@
 """Time limits for one call, also where there is no `signal.setitimer` (Pyodide in a browser).
 
 `time_limit(seconds, stop)` is a context manager: once `seconds` of wall-clock time (or of CPU
-time, with `cpu=True`) have passed inside it, the exception `stop()` is raised in the code that
-is running. The self-checks of the assignment notebooks and Connect Four's `one_move` use it, so
-an endless loop ends with a message instead of hanging the notebook.
+time, with `cpu=True`, or of the code's own time, with `own=True`) have passed inside it, the
+exception `stop()` is raised in the code that is running. The self-checks of the assignment
+notebooks and Connect Four's `one_move` use it, so an endless loop ends with a message instead
+of hanging the notebook.
+
+The code's own time (`own_clock`) is wall-clock time less the time its thread was ready to run
+but waiting for a CPU, which Linux counts for each thread: sleeping or blocked counts, a busy
+machine does not. A limit of own time holds the same on an idle and on a loaded machine; where
+the kernel keeps no such count (Pyodide, macOS) it is wall-clock time, and the wall clock also
+stops the code at `WALL_SAFETY` times its limit.
 
 Where it can, it uses an interval timer, which costs nothing while the code runs: CPython on
 Unix, in the main thread. Elsewhere (Pyodide has no `setitimer`; other threads get no signals)
@@ -22,10 +29,19 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["CHECK_EVERY", "time_limit", "timer_available"]
+__all__ = ["CHECK_EVERY", "WALL_SAFETY", "own_clock", "time_limit", "timer_available"]
 
 CHECK_EVERY = 256
 """Hook calls between two readings of the clock: reading it costs more than the hook itself."""
+
+OWN_CHECK_EVERY = 0.05
+"""Wall-clock seconds between two readings of the own-time clock once `seconds` of wall-clock
+time have passed (the own time cannot have passed them before)."""
+
+WALL_SAFETY = 10
+"""A limit of own time stops the code at this many times its seconds of wall-clock time too."""
+
+_SCHEDSTAT = "/proc/thread-self/schedstat"
 
 # sys.monitoring's tool ids 0, 1 and 5 belong to debuggers, coverage tools and optimisers.
 _MONITORING_TOOLS = (3, 4, 2)
@@ -36,23 +52,43 @@ def timer_available() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
+def own_clock() -> Callable[[], float] | None:
+    """A clock of the calling thread's own time (seconds; see the module's docstring), or None
+    where the kernel does not count a thread's waits for a CPU. Read it from that thread."""
+
+    def read() -> float:
+        with open(_SCHEDSTAT, "rb") as handle:
+            waited = int(handle.read().split()[1])  # nanoseconds runnable, not running
+        return time.monotonic() - waited / 1e9
+
+    try:
+        read()
+    except (OSError, ValueError, IndexError):
+        return None
+    return read
+
+
 @contextmanager
 def time_limit(
-    seconds: float | None, stop: Callable[[], BaseException], cpu: bool = False
+    seconds: float | None, stop: Callable[[], BaseException], cpu: bool = False, own: bool = False
 ) -> Iterator[None]:
     """Raise `stop()` in the running code once `seconds` have passed in the `with` block.
 
     `seconds` of None or 0 sets no limit; `cpu=True` counts CPU time instead of wall-clock
-    time. A `stop` that is a BaseException but not an Exception gets past the `except
-    Exception` a student's code may have.
+    time, `own=True` the code's own time (`own_clock`, and the wall clock at `WALL_SAFETY`
+    times `seconds`). A `stop` that is a BaseException but not an Exception gets past the
+    `except Exception` a student's code may have.
     """
     if not seconds or seconds <= 0:
         yield
         return
-    if timer_available():
+    clock = own_clock() if own else None
+    if clock is not None and timer_available():
+        limit = _own_timer_limit(seconds, stop, clock)
+    elif timer_available():
         limit = _timer_limit(seconds, stop, cpu)
     else:
-        clock = time.process_time if cpu else time.monotonic
+        clock = clock or (time.process_time if cpu else time.monotonic)
         limit = _hook_limit(clock() + seconds, clock, stop)
     with limit:
         yield
@@ -75,6 +111,30 @@ def _timer_limit(seconds: float, stop: Callable[[], BaseException], cpu: bool) -
     finally:
         signal.setitimer(which, 0)
         signal.signal(signum, previous)
+
+
+@contextmanager
+def _own_timer_limit(
+    seconds: float, stop: Callable[[], BaseException], clock: Callable[[], float]
+) -> Iterator[None]:
+    """The limit of own time as a timer that rings once `seconds` of wall-clock time have
+    passed, then every `OWN_CHECK_EVERY` seconds, and raises `stop()` once `clock` has passed
+    `seconds` too (or the wall clock `WALL_SAFETY` times them). It is disarmed before it
+    raises, so the stop is raised once."""
+    started, deadline = time.monotonic(), clock() + seconds
+
+    def ring(signum: int, frame: object) -> None:
+        if clock() >= deadline or time.monotonic() - started >= seconds * WALL_SAFETY:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            raise stop()
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds, OWN_CHECK_EVERY)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _checker(deadline: float, clock: Callable[[], float], stop: Callable[[], BaseException]):

@@ -4,7 +4,9 @@ signal (games.deadline), tree drawings without matplotlib, set-up cells without 
 from __future__ import annotations
 
 import io
+import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -13,8 +15,9 @@ from pathlib import Path
 import nbformat
 import pytest
 from browser_notebooks import ASSIGNMENTS, released
+from busy import spinning
 
-from games import GameTree, draw_tree, tree_svg
+from games import GameTree, deadline, draw_tree, tree_svg
 from games.deadline import time_limit, timer_available
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,6 +106,64 @@ def test_the_stop_gets_past_a_students_except_exception() -> None:
         return True
 
     assert _in_a_thread(job)
+
+
+# -- a limit of own time ---------------------------------------------------------------------
+
+STARVED = """
+import os, sys, time
+from games.deadline import time_limit
+class Stop(BaseException):
+    pass
+os.sched_setaffinity(0, {int(sys.argv[1])})
+print("ready", flush=True)
+sys.stdin.readline()  # the spinners are on this CPU too
+used, started = time.process_time(), time.monotonic()
+try:
+    with time_limit(1.0, Stop, own=sys.argv[2] == "own"):
+        while time.process_time() - used < 0.25:
+            pass
+    print("returned", time.monotonic() - started)
+except Stop:
+    print("stopped", time.monotonic() - started)
+"""
+
+
+@pytest.mark.parametrize(("own", "expected"), [(True, "returned"), (False, "stopped")])
+def test_a_limit_of_own_time_does_not_count_waiting_for_a_cpu(own: bool, expected: str) -> None:
+    """A quarter of a CPU-second of work, on one CPU shared with four spinners, takes more than
+    its 1 s limit of wall-clock time: it is not stopped when the limit is of its own time (the
+    wall-clock limit beside it shows that the machine made it wait)."""
+    cpu = min(os.sched_getaffinity(0))
+    command = [sys.executable, "-c", STARVED, str(cpu), "own" if own else "wall"]
+    with spinning(4) as spinners:
+        for spinner in spinners:
+            os.sched_setaffinity(spinner.pid, {cpu})
+        child = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT
+        )
+        assert child.stdout.readline() == "ready\n"
+        said, _ = child.communicate("go\n", timeout=120)
+    outcome, seconds = said.split()
+    assert outcome == expected
+    assert float(seconds) >= 1.0  # it waited for the CPU past its limit of wall-clock time
+
+
+def test_a_limit_of_own_time_stops_a_sleeper_at_it() -> None:
+    started = time.monotonic()
+    with pytest.raises(Stop), time_limit(0.3, Stop, own=True):
+        time.sleep(30)
+    assert 0.3 <= time.monotonic() - started < 5
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_limit_of_own_time_is_also_held_by_the_wall_clock(monkeypatch) -> None:
+    # an own-time clock that stands still: the wall clock stops the loop at WALL_SAFETY times
+    monkeypatch.setattr(deadline, "own_clock", lambda: lambda: 0.0)
+    started = time.monotonic()
+    with pytest.raises(Stop), time_limit(0.1, Stop, own=True):
+        _calls_forever()
+    assert 0.1 * deadline.WALL_SAFETY <= time.monotonic() - started < 0.1 * deadline.WALL_SAFETY + 5
 
 
 # -- draw_tree without matplotlib ----------------------------------------------------------------

@@ -65,6 +65,7 @@ from autograder.grading.records import RuleResult
 from autograder.platforms.notebook_checks import GradingTimeout
 from games import BudgetedGame
 from games.connect_four import ConnectFourState
+from games.deadline import own_clock
 
 AGENT_NAME = "your agent"
 """The agent's name in its games, as `autograder.contest.grade.AGENT_NAME` (the grader's)."""
@@ -153,16 +154,6 @@ def restore_module_state(function: Callable[..., Any], loaded: tuple[dict, set])
         namespace.pop(name, None)
 
 
-def _waiting_seconds() -> float | None:
-    """This thread's run-queue delay so far (seconds runnable but waiting for a CPU), or None
-    where the kernel does not say."""
-    try:
-        with open("/proc/thread-self/schedstat", "rb") as handle:
-            return int(handle.read().split()[1]) / 1e9
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def call_within(function: Callable[..., Any], game: BudgetedGame, state, allowance: Allowance):
     """Call `function(game, state, allowance.seconds)` and return its `Outcome`, stopping it
     (an exception raised inside it) once this process has used `allowance.seconds` of CPU time
@@ -174,7 +165,8 @@ def call_within(function: Callable[..., Any], game: BudgetedGame, state, allowan
     }
     stopped: list = []
     finished: list = []
-    started_wall, started_waiting = time.monotonic(), _waiting_seconds()
+    own = own_clock()  # this thread's own time: wall-clock time less its waits for a CPU
+    started_wall, started_own = time.monotonic(), own() if own is not None else None
     used = why[signal.SIGPROF]
 
     def ring(signum, frame):
@@ -183,8 +175,7 @@ def call_within(function: Callable[..., Any], game: BudgetedGame, state, allowan
         if signum == signal.SIGALRM:
             elapsed = time.monotonic() - started_wall
             if elapsed < allowance.safety_net:
-                waiting = _waiting_seconds()
-                presence = elapsed - (waiting - started_waiting) if waiting is not None else 0.0
+                presence = own() - started_own if own is not None else 0.0
                 if presence < allowance.seconds:  # not yet: look again when it could be
                     left = min(allowance.seconds - presence, allowance.safety_net - elapsed)
                     signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
@@ -202,7 +193,7 @@ def call_within(function: Callable[..., Any], game: BudgetedGame, state, allowan
         signal.setitimer(signal.ITIMER_PROF, allowance.seconds)
         # The sleep check first rings at the move's seconds (its presence cannot pass them
         # sooner), then as often as it could have; the safety net stays the bound.
-        first = allowance.seconds if started_waiting is not None else allowance.safety_net
+        first = allowance.seconds if own is not None else allowance.safety_net
         signal.setitimer(signal.ITIMER_REAL, min(first, allowance.safety_net))
     started = time.process_time()
     status, value, error = "raised", None, ""

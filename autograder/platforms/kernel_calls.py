@@ -18,7 +18,7 @@ import games
 from autograder.grading.judge import Outcome
 from autograder.grading.plain import plain
 from games import RecordingGame
-from games.deadline import time_limit
+from games.deadline import own_clock, time_limit
 
 NOT_A_STATE = (
     "{!r} is not a state of this game: states come only from game.initial_state(), the state "
@@ -105,6 +105,11 @@ calls of that kind started from and expanded."""
 # -- calling a student's function ----------------------------------------------------------
 
 
+_TIMED = "s of its own time" if own_clock() is not None else "seconds"
+"""What a call's seconds are: its own time where the kernel counts it (`games.deadline`), as
+in the grader's sandbox, so a busy machine does not stop an honest call; else the wall clock's."""
+
+
 class GradingTimeout(BaseException):
     """Raised inside a student's function when its call runs out of time.
 
@@ -122,7 +127,7 @@ def call_function(function, game, state, args: tuple = (), timeout: float | None
     try:
         value, status = plain(function(counted, state, *args)), "returned"
     except GradingTimeout:
-        status, error = "timeout", f"no answer within {timeout:g} seconds"
+        status, error = "timeout", f"no answer within {timeout:g} {_TIMED}"
     except KeyboardInterrupt:
         raise
     except BaseException as exception:  # noqa: BLE001 - SystemExit in student code fails too
@@ -233,11 +238,12 @@ def where(exception: BaseException) -> str:
 
 
 def _start_alarm(timeout: float | None):
-    """Start `timeout`'s limit on the call (none if it is None): a timer signal where there is
-    one, a hook the interpreter calls where not (Pyodide in a browser, threads)."""
+    """Start `timeout`'s limit of own time on the call (none if it is None): a timer signal
+    where there is one, a hook the interpreter calls where not (Pyodide in a browser,
+    threads)."""
     if not timeout:
         return None
-    alarm = time_limit(timeout, GradingTimeout)
+    alarm = time_limit(timeout, GradingTimeout, own=True)
     alarm.__enter__()
     return alarm
 

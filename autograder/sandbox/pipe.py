@@ -32,11 +32,12 @@ from autograder.sandbox.wire import (
     MAX_MESSAGE,
     _json_message,
 )
+from games.deadline import WALL_SAFETY
 
-WALL_SAFETY = 10
-"""A graded call is limited by the submission's own time (`cpu.cpu_meter`: its CPU time, or
-its thread's time asleep or blocked, never its time waiting for a CPU), so that its grade is
-the same on a busy machine; the wall clock stops it only at this many times its limit."""
+# A graded call is limited by the submission's own time (`cpu.cpu_meter`: its CPU time, or its
+# thread's time asleep or blocked, never its time waiting for a CPU), so that its grade is the
+# same on a busy machine; the wall clock stops it only at `WALL_SAFETY` times its limit, as it
+# stops a call in an nbgrader kernel (`games.deadline`, whose number this is).
 
 
 class PipeEnds:
