@@ -111,8 +111,8 @@ def _add_grade(commands) -> None:
         "--budget",
         type=_seconds,
         default=Limits().budget,
-        help="seconds for all of a submission's graded calls, a third of it per function "
-        f"(default {Limits().budget:g}); calls past it are skipped",
+        help="seconds of its own time for all of a submission's graded calls, a third of it "
+        f"per function (default {Limits().budget:g}); calls past it are skipped",
     )
     grade.add_argument(
         "--memory", type=_memory, default=2048, help=f"MiB per submission (>= {MEMORY_FLOOR_MB})"

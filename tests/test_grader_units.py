@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import nbformat
@@ -10,9 +11,12 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.cli import main
+from autograder.grading.grade import _run_calls, planned_calls
 from autograder.grading.load import Submission, discover, load, strip_magics
 from autograder.grading.notebook_json import NotebookError, code_sources
+from autograder.grading.rules import selected_rules
 from autograder.reports.files import OutputLock, grades_csv, write_atomically
+from autograder.sandbox import CallOutcome, Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -244,3 +248,40 @@ def test_assignment_option_grades_one_assignment_of_an_nbgrader_course(tmp_path:
     assert lines[1:] == ["s1,25,25,15,10,graded", "s2,25,25,15,10,graded"]
     record = json.loads((out / "s1" / "results.json").read_text())["extra_data"]["record"]
     assert record["files"][0].endswith("minimax/minimax.ipynb")
+
+
+class _CallsOfTime:
+    """A submission process whose every call returns 0 after `wall` seconds of wall-clock time,
+    of which `own` are its own (the rest it waited for a CPU)."""
+
+    alive = True
+
+    def __init__(self, wall: float, own: float, budget: float) -> None:
+        self.wall, self.own, self.limits = wall, own, Limits(budget=budget)
+
+    def call(self, function, *args, **kwargs) -> CallOutcome:
+        return CallOutcome("returned", value=0, seconds=self.wall, own_seconds=self.own)
+
+
+def _skipped(process: _CallsOfTime) -> tuple[dict[str, int], set[str]]:
+    """How many calls of each function the budget skipped, and why (its messages)."""
+    calls = planned_calls(selected_rules(("minimax_value", "minimax_decision")))
+    outcomes = _run_calls(process, ["minimax_value", "minimax_decision"], calls, messages := [])
+    skipped = Counter(f for (f, _), o in outcomes.items() if o.status == "skipped")
+    return dict(skipped), {m.split(" used its ")[0] for m in messages}
+
+
+def test_the_budget_counts_the_calls_own_time_not_the_wall_clocks() -> None:
+    # 15 + 13 calls of 2 s each on a busy machine, a tenth of a second of their own: 2.8 s of
+    # a budget of 6 s, each function within its third of it
+    assert _skipped(_CallsOfTime(wall=2.0, own=0.1, budget=6.0)) == ({}, set())
+    # half a second of their own: a function's third (2 s) is spent after its fifth call
+    assert _skipped(_CallsOfTime(wall=0.5, own=0.5, budget=6.0)) == (
+        {"minimax_value": 10, "minimax_decision": 8},
+        {"not run: minimax_value", "not run: minimax_decision"},
+    )
+    # 2.5 s each: minimax_value's third after one call, the whole 3 s after the next function's
+    assert _skipped(_CallsOfTime(wall=2.5, own=2.5, budget=3.0)) == (
+        {"minimax_value": 14, "minimax_decision": 12},
+        {"not run: minimax_value", "not run: this submission"},
+    )

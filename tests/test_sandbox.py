@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -385,6 +386,20 @@ def test_a_graded_call_asleep_past_its_limit_is_stopped_at_its_own_time(view: Pa
         assert outcome.status == "timeout"
         assert "no answer within 1 s of its own time (the call)" in outcome.error
         assert outcome.seconds < WALL_SAFETY  # the meter's limit, not the wall clock's
+        assert outcome.own_seconds == 1  # what the budget counts: the whole limit
+    finally:
+        process.close()
+
+
+def test_a_graded_call_that_answers_is_charged_its_own_time(view: Path, monkeypatch) -> None:
+    # A meter of a quarter of the wall-clock time: what the budget counts is read on it.
+    monkeypatch.setattr(StudentProcess, "_own_meter", lambda self: lambda: time.monotonic() / 4)
+    process = StudentProcess([(1, SLEEPER.format(seconds=0.5))], ["minimax_value"], view, FAST)
+    try:
+        process.start()
+        outcome = process.call("minimax_value", TicTacToe(), TicTacToe().initial_state(), timeout=5)
+        assert (outcome.status, outcome.value) == ("returned", 0)
+        assert outcome.own_seconds == pytest.approx(outcome.seconds / 4, abs=0.05)
     finally:
         process.close()
 
@@ -399,5 +414,6 @@ def test_a_graded_call_is_not_charged_what_it_waited_for_a_cpu(view: Path, monke
         outcome = process.call("minimax_value", TicTacToe(), TicTacToe().initial_state(), timeout=1)
         assert (outcome.status, outcome.value) == ("returned", 0)
         assert outcome.seconds >= 1.5
+        assert outcome.own_seconds == 0  # nor does the budget count it
     finally:
         process.close()

@@ -187,9 +187,9 @@ def run(submission: Submission, loaded: Loaded, settings: Settings) -> Ran:
             messages.append(
                 f"{missing} is not defined (or not a function) in your notebook: its rules score 0"
             )
-        calls, started = planned_calls(selected), time.monotonic()
+        calls = planned_calls(selected)
         outcomes = _run_calls(process, loading.functions, calls, messages)
-        own = own_values(process, loading.functions, calls, outcomes, started)
+        own = own_values(process, loading.functions, calls, outcomes)
         return Ran(
             status, tuple(messages), tuple(loading.functions), process.output(), outcomes, own
         )
@@ -202,10 +202,10 @@ def _run_calls(process: StudentProcess, defined: list[str], calls: list, message
     outcomes: dict[tuple[str, int], CallOutcome] = {}
     broken: dict[str, str] = {}
     spent: dict[str, float] = {}
-    limits, started, restarts = process.limits, time.monotonic(), 0
+    limits, restarts = process.limits, 0
     for function, instance in calls:
         key = (function, case_numbers()[id(instance)])
-        skip = _why_not_run(function, defined, broken, spent, started, limits)
+        skip = _why_not_run(function, defined, broken, spent, limits)
         if skip:
             outcomes[key] = CallOutcome("skipped", error=skip)
             continue
@@ -225,7 +225,7 @@ def _run_calls(process: StudentProcess, defined: list[str], calls: list, message
             max_states=reference(function, instance).state_cap,
         )
         outcomes[key] = outcome
-        spent[function] = spent.get(function, 0.0) + outcome.seconds
+        spent[function] = spent.get(function, 0.0) + outcome.own_seconds
         if outcome.status in ("timeout", "crashed", "overrun"):
             broken[function] = (
                 f"not run: {function} already failed on '{instance.name}' ({outcome.error})"
@@ -238,16 +238,15 @@ def _run_calls(process: StudentProcess, defined: list[str], calls: list, message
     return outcomes
 
 
-def _why_not_run(
-    function: str, defined: list, broken: dict, spent: dict, started: float, limits: Limits
-) -> str:
+def _why_not_run(function: str, defined: list, broken: dict, spent: dict, limits: Limits) -> str:
     """Why the next call of `function` is skipped ("" if it is made): not defined, already
-    broken, or a time budget spent (the submission's, or the function's third of it)."""
+    broken, or a time budget spent (the submission's, or the function's third of it: own
+    time, `spent` by function)."""
     if function not in defined:
         return f"{function} is not defined"
     if function in broken:
         return broken[function]
-    if time.monotonic() - started > limits.budget:
+    if sum(spent.values()) > limits.budget:
         return (
             f"not run: this submission used its {limits.budget:g} s budget for all its calls "
             "(--budget); the calls left were skipped"

@@ -4,8 +4,6 @@ values X_value returns" only when the decision picks a best child by them."""
 
 from __future__ import annotations
 
-import time
-
 from autograder.grading.cases import case_numbers, outcome_of, reference
 from autograder.grading.instances import Instance
 from autograder.grading.judge import judge
@@ -35,13 +33,15 @@ def children_calls(function: str, instance: Instance, outcome: CallOutcome) -> l
 
 
 def own_values(
-    process: StudentProcess, defined: list[str], calls: list, outcomes: dict, started: float
+    process: StudentProcess, defined: list[str], calls: list, outcomes: dict
 ) -> dict[tuple[str, int], tuple[CallOutcome, ...]]:
     """Each wrong decision's value function called on the root's children, keyed by (decision,
     case number). Made after every graded call, so they change no graded call's outcome, time
     or table; each counts its own states, none charged to the decision's. A decision whose
     value function is not defined, broke on a graded call, or whose calls on the children do not
-    all return (or the submission's time budget is spent) is judged on its own."""
+    all return (or the submission's time budget, of its calls' own time, is spent) is judged
+    on its own."""
+    used = sum(outcome.own_seconds for outcome in outcomes.values())
     own: dict[tuple[str, int], tuple[CallOutcome, ...]] = {}
     broken = {key[0] for key, outcome in outcomes.items() if outcome.status in BROKEN}
     for function, instance in calls:
@@ -51,7 +51,7 @@ def own_values(
             continue
         made: list[CallOutcome] = []
         for value, child, args in children:
-            if not process.alive or time.monotonic() - started > process.limits.budget:
+            if not process.alive or used > process.limits.budget:
                 break
             outcome = process.call(
                 value,
@@ -62,6 +62,7 @@ def own_values(
                 max_states=reference(function, instance).state_cap,
             )
             made.append(outcome)
+            used += outcome.own_seconds
             if outcome.status != "returned":
                 break
         if len(made) == len(children) and all(o.status == "returned" for o in made):

@@ -15,9 +15,8 @@ class Limits:
     load_timeout: float = 30.0
     load_cpu_seconds: float | None = None  # CPU seconds of the submission's processes a load
     # may use (None: not counted); the contest's agents have such a cap, graded calls do not
-    budget: float = (
-        120.0  # wall-clock seconds for all of a submission's calls; a third per function
-    )
+    budget: float = 120.0  # seconds of own time for all of a submission's calls; a third each
+    # function (own time as `timeout`'s: a busy machine does not spend it)
     cpu_seconds: int = 300
     memory_mb: int = 2048
     output_kb: int = 256
@@ -39,7 +38,8 @@ class CallOutcome:
     )
     states_generated: int = 0
     generated: list = field(default_factory=list)
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall-clock time
+    own_seconds: float = 0.0  # its own time (CPU, or asleep; `pipe.WALL_SAFETY`): `--budget`
     carried: int = 0  # positions of earlier calls the search met and did not search (see Tokens)
 
 

@@ -199,6 +199,23 @@ class PipeEnds:
         self._watch_cpu(cpu_seconds, meter, own is not None)
         return seconds
 
+    def _end_call(self, outcome) -> float:
+        """Lift the limits of the call that ended with `outcome`; return its own time (what
+        `--budget` counts): read on the meter of own time if that limited it and it answered,
+        its limit if it ran out of it, else (no meter, a crash) its wall-clock seconds."""
+        cap, self._cpu_cap = self._cpu_cap, None
+        if cap is None or not cap[3]:
+            return outcome.seconds
+        meter, stop_at, seconds, _ = cap
+        if outcome.status == "timeout":
+            return seconds
+        if outcome.status not in ("returned", "raised"):
+            return outcome.seconds
+        try:
+            return max(0.0, meter() - (stop_at - seconds))
+        except (OSError, ValueError):
+            return outcome.seconds
+
     def _own_meter(self):
         """The meter of this process's own time (`cpu.cpu_meter`), made at its first call;
         None where it cannot be read (there a call's limit stays the wall clock's)."""

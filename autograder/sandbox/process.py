@@ -306,11 +306,11 @@ class StudentProcess(PipeEnds, Holding):
             outcome.status, outcome.error = error.status, str(error)
             self.stop()
         finally:
-            self._cpu_cap = None
+            outcome.seconds = time.monotonic() - started
+            outcome.own_seconds = self._end_call(outcome)
             carried = self.tokens.carried(function, served, parents, args, game.result)
             searched = not args or args[0] >= 1  # depth 0 expands nothing: it carries nothing
             outcome.carried = carried if outcome.status == "returned" and searched else 0
-        outcome.seconds = time.monotonic() - started
         return outcome
 
     @without_collection()

@@ -121,7 +121,7 @@ def rows_limits() -> list[list[str]]:
     return [
         ["seconds of its own time per graded call", _points(limits.timeout), "--timeout"],
         ["wall-clock seconds to load a submission's cells", _points(limits.load_timeout), ""],
-        ["wall-clock seconds for all of a submission's calls", _points(limits.budget), "--budget"],
+        ["seconds of own time for all of a submission's calls", _points(limits.budget), "--budget"],
         ["CPU seconds per submission", str(limits.cpu_seconds), ""],
         ["memory per submission (MiB)", str(limits.memory_mb), "--memory"],
         ["output kept (KiB)", str(limits.output_kb), ""],
