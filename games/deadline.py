@@ -105,8 +105,8 @@ def _timer_limit(seconds: float, stop: Callable[[], BaseException], cpu: bool) -
         raise stop()
 
     previous = signal.signal(signum, ring)
-    signal.setitimer(which, seconds)
-    try:
+    try:  # armed inside it: a limit that rings at once still leaves the handler as it was
+        signal.setitimer(which, seconds)
         yield
     finally:
         signal.setitimer(which, 0)
@@ -129,8 +129,8 @@ def _own_timer_limit(
             raise stop()
 
     previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, seconds, OWN_CHECK_EVERY)
     try:
+        signal.setitimer(signal.ITIMER_REAL, seconds, OWN_CHECK_EVERY)
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)

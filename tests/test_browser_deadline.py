@@ -4,6 +4,7 @@ signal (games.deadline), tree drawings without matplotlib, set-up cells without 
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import signal
 import subprocess
@@ -164,6 +165,41 @@ def test_a_limit_of_own_time_is_also_held_by_the_wall_clock(monkeypatch) -> None
     with pytest.raises(Stop), time_limit(0.1, Stop, own=True):
         _calls_forever()
     assert 0.1 * deadline.WALL_SAFETY <= time.monotonic() - started < 0.1 * deadline.WALL_SAFETY + 5
+
+
+def _ringing_as_armed(monkeypatch) -> None:
+    """Make every timer ring as soon as it is armed, as on a machine busy enough that the
+    limit passes before the code under it starts."""
+    arm = signal.setitimer
+
+    def arm_and_ring(which, seconds, *interval):
+        arm(which, seconds, *interval)
+        if which == signal.ITIMER_REAL and seconds:
+            signal.raise_signal(signal.SIGALRM)
+
+    monkeypatch.setattr(signal, "setitimer", arm_and_ring)
+    # and the own time passes 100 s at each reading after the first
+    monkeypatch.setattr(deadline, "own_clock", lambda: itertools.count(0, 100).__next__)
+
+
+@pytest.mark.parametrize("own", [False, True])
+def test_a_limit_that_rings_as_it_is_armed_leaves_no_handler_behind(monkeypatch, own) -> None:
+    before = signal.getsignal(signal.SIGALRM)
+    _ringing_as_armed(monkeypatch)
+    with pytest.raises(Stop), time_limit(5, Stop, own=own):
+        pass
+    monkeypatch.undo()
+    assert signal.getsignal(signal.SIGALRM) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_kernel_call_whose_limit_rings_before_it_starts_is_a_time_out(monkeypatch) -> None:
+    from autograder.platforms.kernel_calls import call_function
+
+    _ringing_as_armed(monkeypatch)
+    outcome = call_function(lambda game, state: 1, GameTree([1, 2]), 0, timeout=5)
+    monkeypatch.undo()
+    assert outcome.status == "timeout"
 
 
 # -- draw_tree without matplotlib ----------------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import signal
 import time
 import zipfile
 from pathlib import Path
@@ -333,6 +334,29 @@ def test_the_kernel_s_second_timer_never_escapes_a_stopped_move() -> None:
         game = BudgetedGame(ConnectFour(), 100)
         outcome = contest_checks.call_within(spin, game, start, Allowance(100, 0.002))
         assert outcome.status == "timeout"
+
+
+def test_a_timer_that_rings_as_it_is_armed_stops_the_move_without_escaping(monkeypatch) -> None:
+    """On a busy machine the CPU timer of a move with little time can ring before the move is
+    called, while the other timer is being armed: the move is stopped all the same."""
+    from autograder.platforms import contest_checks
+    from games import BudgetedGame, ConnectFour
+
+    arm = signal.setitimer
+
+    def arm_and_ring(which, seconds, *interval):
+        arm(which, seconds, *interval)
+        if which == signal.ITIMER_PROF and seconds:
+            signal.raise_signal(signal.SIGPROF)
+
+    monkeypatch.setattr(signal, "setitimer", arm_and_ring)
+    game = BudgetedGame(ConnectFour(), 100)
+    outcome = contest_checks.call_within(
+        lambda game, state, seconds: 4, game, game.initial_state(), Allowance(100, 5.0)
+    )
+    monkeypatch.undo()
+    assert (outcome.status, outcome.error) == ("timeout", "it used more than 5 s of CPU time")
+    assert signal.getitimer(signal.ITIMER_PROF) == signal.getitimer(signal.ITIMER_REAL) == (0, 0)
 
 
 # -- the course seed in the Gradescope bundle ----------------------------------------------------

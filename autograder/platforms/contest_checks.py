@@ -189,15 +189,15 @@ def call_within(function: Callable[..., Any], game: BudgetedGame, state, allowan
         previous = {number: signal.signal(number, ring) for number in why}
     except (ValueError, AttributeError, OSError):  # not the main thread: no timer
         previous = {}
-    if previous:
-        signal.setitimer(signal.ITIMER_PROF, allowance.seconds)
-        # The sleep check first rings at the move's seconds (its presence cannot pass them
-        # sooner), then as often as it could have; the safety net stays the bound.
-        first = allowance.seconds if own is not None else allowance.safety_net
-        signal.setitimer(signal.ITIMER_REAL, min(first, allowance.safety_net))
     started = time.process_time()
     status, value, error = "raised", None, ""
-    try:
+    try:  # the timers are armed inside it: one may ring before the function is called
+        if previous:
+            signal.setitimer(signal.ITIMER_PROF, allowance.seconds)
+            # The sleep check first rings at the move's seconds (its presence cannot pass them
+            # sooner), then as often as it could have; the safety net stays the bound.
+            first = allowance.seconds if own is not None else allowance.safety_net
+            signal.setitimer(signal.ITIMER_REAL, min(first, allowance.safety_net))
         value, status = plain(function(game, state, allowance.seconds)), "returned"
     except GradingTimeout:
         status, error = "timeout", stopped[0] if stopped else why[signal.SIGPROF]

@@ -122,9 +122,9 @@ def call_function(function, game, state, args: tuple = (), timeout: float | None
     refusing a state this call has not reached, as the grader does); return the `Outcome`, its
     value made `plain`."""
     counted = CallGame(game, state)
-    status, value, error, place = "raised", None, "", ""
-    alarm = _start_alarm(timeout)
-    try:
+    status, value, error, place, alarm = "raised", None, "", "", None
+    try:  # the limit starts inside it: on a busy machine it may ring before the call
+        alarm = _start_alarm(timeout)
         value, status = plain(function(counted, state, *args)), "returned"
     except GradingTimeout:
         status, error = "timeout", f"no answer within {timeout:g} {_TIMED}"
