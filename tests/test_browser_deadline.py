@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from browser_notebooks import ASSIGNMENTS, released
-from busy import spinning
+from busy import ringing_as_armed, spinning
 
 from games import GameTree, deadline, draw_tree, tree_svg
 from games.deadline import time_limit, timer_available
@@ -170,14 +170,7 @@ def test_a_limit_of_own_time_is_also_held_by_the_wall_clock(monkeypatch) -> None
 def _ringing_as_armed(monkeypatch) -> None:
     """Make every timer ring as soon as it is armed, as on a machine busy enough that the
     limit passes before the code under it starts."""
-    arm = signal.setitimer
-
-    def arm_and_ring(which, seconds, *interval):
-        arm(which, seconds, *interval)
-        if which == signal.ITIMER_REAL and seconds:
-            signal.raise_signal(signal.SIGALRM)
-
-    monkeypatch.setattr(signal, "setitimer", arm_and_ring)
+    ringing_as_armed(monkeypatch, signal.ITIMER_REAL, signal.SIGALRM)
     # and the own time passes 100 s at each reading after the first
     monkeypatch.setattr(deadline, "own_clock", lambda: itertools.count(0, 100).__next__)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from busy import ringing_as_armed
 from example_class import make_class
 from test_contest_integrity import LIMITS
 
@@ -342,14 +343,7 @@ def test_a_timer_that_rings_as_it_is_armed_stops_the_move_without_escaping(monke
     from autograder.platforms import contest_checks
     from games import BudgetedGame, ConnectFour
 
-    arm = signal.setitimer
-
-    def arm_and_ring(which, seconds, *interval):
-        arm(which, seconds, *interval)
-        if which == signal.ITIMER_PROF and seconds:
-            signal.raise_signal(signal.SIGPROF)
-
-    monkeypatch.setattr(signal, "setitimer", arm_and_ring)
+    ringing_as_armed(monkeypatch, signal.ITIMER_PROF, signal.SIGPROF)
     game = BudgetedGame(ConnectFour(), 100)
     outcome = contest_checks.call_within(
         lambda game, state, seconds: 4, game, game.initial_state(), Allowance(100, 5.0)
