@@ -197,8 +197,9 @@ def _verbatim_epilogs(parser: argparse.ArgumentParser) -> None:
             sub.epilog = "::\n\n" + indented
 
 
-def _table(header: list[str], rows: list[list[str]], classes: str) -> nodes.table:
-    """A docutils table of plain text cells; the first column is shown as code."""
+def _table(header: list[str], rows: list[list[str]], classes: str, code: int = 0) -> nodes.table:
+    """A docutils table of plain text cells; column `code` is shown as code (as typed: an
+    option's two dashes stay two)."""
     table = nodes.table(classes=[classes])
     group = nodes.tgroup(cols=len(header))
     table += group
@@ -210,7 +211,8 @@ def _table(header: list[str], rows: list[list[str]], classes: str) -> nodes.tabl
         line = nodes.row()
         for index, text in enumerate(cells):
             entry = nodes.entry()
-            inline = nodes.literal(text=text) if index == 0 and part is body else nodes.Text(text)
+            as_code = index == code and part is body and text
+            inline = nodes.literal(text=text) if as_code else nodes.Text(text)
             entry += nodes.paragraph("", "", inline)
             line += entry
         part += line
@@ -222,12 +224,13 @@ class _TableDirective(Directive):
 
     optional_arguments = 1
     header: list[str] = []
+    code_column = 0  # the column shown as code
 
     def rows(self) -> list[list[str]]:
         raise NotImplementedError
 
     def run(self) -> list[nodes.Node]:
-        return [_table(self.header, self.rows(), f"course-{self.name}")]
+        return [_table(self.header, self.rows(), f"course-{self.name}", self.code_column)]
 
 
 class RulesTable(_TableDirective):
@@ -264,6 +267,7 @@ class ContestTable(_TableDirective):
 
 class LimitsTable(_TableDirective):
     header = ["limit", "default", "option"]
+    code_column = 2
 
     def rows(self) -> list[list[str]]:
         return rows_limits()
