@@ -122,6 +122,19 @@ def test_the_contest_table_is_the_graders_own() -> None:
     assert sum(float(row[1]) for row in shown) == 100
 
 
+def test_the_limits_table_is_the_graders_own_with_each_option_as_typed() -> None:
+    from autograder.sandbox.limits import Limits
+
+    rows = _table("reference/limits.html", "course-limits-table")
+    by_option = {option: default for _, default, option in rows if option}
+    assert by_option["--timeout"] == f"{Limits().timeout:g}"
+    assert by_option["--budget"] == f"{Limits().budget:g}"
+    assert by_option["--memory"] == str(Limits().memory_mb)
+    cli = (built_site().html / "reference" / "cli.html").read_text(encoding="utf-8")
+    for option in by_option:  # two dashes, as typed (not the typography's one)
+        assert re.fullmatch(r"--[a-z-]+", option) and option in cli, option
+
+
 def test_the_cli_reference_lists_every_option_of_the_parsers() -> None:
     text = (built_site().html / "reference" / "cli.html").read_text(encoding="utf-8")
     for option in (
