@@ -137,6 +137,8 @@ def test_the_limits_table_is_the_graders_own_with_each_option_as_typed() -> None
 
 def test_the_cli_reference_lists_every_option_of_the_parsers() -> None:
     text = (built_site().html / "reference" / "cli.html").read_text(encoding="utf-8")
+    # an option named in a help text keeps its two dashes (the typography made them one)
+    assert not re.findall(r"[\s(>]\N{EN DASH}[a-z]+", text)
     for option in (
         "--out",
         "--assignment",

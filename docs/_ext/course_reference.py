@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from typing import NoReturn
 
 from docutils import nodes
@@ -145,7 +146,32 @@ def autograder_parser() -> argparse.ArgumentParser:
         for action in sub._actions:
             if action.dest == "workers" and action.default == cores:
                 action.default = "the number of cores"
+    _texts_as_code(parser)
     return parser
+
+
+_CODE_SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+_OPTION = re.compile(r"(?<![\w`-])(--[a-z][a-z0-9-]*)")
+
+
+def _as_code(text: str) -> str:
+    """`text` (a help text, in reStructuredText) with its `names` and its --options as code: the
+    site's typography would make an option's two dashes one, and `names` would be citations."""
+    parts = _CODE_SPAN.sub(r"``\1``", text).split("``")
+    parts[::2] = [_OPTION.sub(r"``\1``", part) for part in parts[::2]]  # outside the code
+    return "``".join(parts)
+
+
+def _texts_as_code(parser: argparse.ArgumentParser) -> None:
+    """`_as_code` on every help text, description and epilog (not one shown verbatim)."""
+    for each in [parser, *_subparsers(parser)]:
+        each.description = each.description and _as_code(each.description)
+        if each.epilog and not each.epilog.startswith("::"):
+            each.epilog = _as_code(each.epilog)
+        for action in each._actions:
+            action.help = action.help and _as_code(action.help)
+            for choice in getattr(action, "_choices_actions", ()):  # a subcommand's own help
+                choice.help = choice.help and _as_code(choice.help)
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
@@ -182,6 +208,7 @@ def games_parser() -> argparse.ArgumentParser:
         main([])
     except _Parsed as caught:
         _verbatim_epilogs(caught.parser)
+        _texts_as_code(caught.parser)
         return caught.parser
     finally:
         argparse.ArgumentParser.parse_args = original  # type: ignore[method-assign]
