@@ -18,7 +18,8 @@ from autograder.grading.grade import Settings, grade
 from autograder.grading.load import Submission, load
 from autograder.grading.records import GradeRecord
 from autograder.grading.reference import reference_source
-from autograder.sandbox import Limits, StudentProcess, build_import_view
+from autograder.sandbox import Limits, StudentProcess, build_import_view, pipe
+from autograder.sandbox.cpu import CHECK_EVERY
 from autograder.sandbox.pipe import WALL_SAFETY
 from games import TicTacToe
 
@@ -399,7 +400,27 @@ def test_a_graded_call_that_answers_is_charged_its_own_time(view: Path, monkeypa
         process.start()
         outcome = process.call("minimax_value", TicTacToe(), TicTacToe().initial_state(), timeout=5)
         assert (outcome.status, outcome.value) == ("returned", 0)
-        assert outcome.own_seconds == pytest.approx(outcome.seconds / 4, abs=0.05)
+        # charged from its first look at the meter, CHECK_EVERY in
+        assert outcome.own_seconds == pytest.approx((outcome.seconds - CHECK_EVERY) / 4, abs=0.03)
+    finally:
+        process.close()
+
+
+def test_a_graded_call_over_before_its_first_look_reads_no_meter(view: Path, monkeypatch) -> None:
+    # Reading the meter opens files of /proc: a call that ends before its first look at it
+    # (`cpu.CHECK_EVERY` in, a minute here; most graded calls take milliseconds) is charged
+    # its wall-clock time without a reading.
+    readings = []
+    meter = lambda: readings.append(1) or 0.0  # noqa: E731 - a meter that counts its readings
+    monkeypatch.setattr(StudentProcess, "_own_meter", lambda self: meter)
+    monkeypatch.setattr(pipe, "CHECK_EVERY", 60.0)
+    process = StudentProcess([(1, SLEEPER.format(seconds=0))], ["minimax_value"], view, FAST)
+    try:
+        process.start()
+        outcome = process.call("minimax_value", TicTacToe(), TicTacToe().initial_state(), timeout=5)
+        assert (outcome.status, outcome.value) == ("returned", 0)
+        assert readings == []
+        assert outcome.own_seconds == outcome.seconds
     finally:
         process.close()
 

@@ -48,6 +48,7 @@ class PipeEnds:
     _write_fd: int | None
     _call_seconds: float | None = None  # the wall-clock time of the call running, if not limits'
     _cpu_cap: tuple | None = None  # (meter, reading ending the call, seconds, own time): call()
+    # (the reading is None until a graded call's first look at the meter: `_watch_cpu`)
     _cpu_check_at: float = 0.0  # when the meter is read next
     _meter_of: tuple | None = None  # (the process, the meter of its own time): `_own_meter`
 
@@ -162,7 +163,10 @@ class PipeEnds:
             return deadline
         if now >= self._cpu_check_at:
             meter, stop_at, seconds, own_time = cap
-            if meter() >= stop_at:
+            reading = meter()
+            if stop_at is None:  # a graded call's first look: its own time counts from here
+                self._cpu_cap = (meter, reading + seconds, seconds, own_time)
+            elif reading >= stop_at:
                 if own_time:
                     why = f"no answer within {seconds:g} s of its own time ({waiting_for})"
                     raise SandboxError("timeout", why)
@@ -201,16 +205,17 @@ class PipeEnds:
 
     def _end_call(self, outcome) -> float:
         """Lift the limits of the call that ended with `outcome`; return its own time (what
-        `--budget` counts): read on the meter of own time if that limited it and it answered,
-        its limit if it ran out of it, else (no meter, a crash) its wall-clock seconds."""
+        `--budget` counts): read on the meter of own time if that limited it and it answered
+        (from its first look at the meter), its limit if it ran out of it, else (no meter, over
+        before that first look, a crash) its wall-clock seconds."""
         cap, self._cpu_cap = self._cpu_cap, None
         if cap is None or not cap[3]:
             return outcome.seconds
         meter, stop_at, seconds, _ = cap
         if outcome.status == "timeout":
             return seconds
-        if outcome.status not in ("returned", "raised"):
-            return outcome.seconds
+        if stop_at is None or outcome.status not in ("returned", "raised"):
+            return outcome.seconds  # over before its first look at the meter, or crashed
         try:
             return max(0.0, meter() - (stop_at - seconds))
         except (OSError, ValueError):
@@ -239,8 +244,12 @@ class PipeEnds:
             if meter is None:
                 meter = cpu_meter(self.process.pid, self.cgroups)
             if meter is not None:
-                self._cpu_cap = (meter, meter() + cpu_seconds, cpu_seconds, own_time)
-                self._cpu_check_at = time.monotonic()
+                # A graded call reads the meter first at its first look, `CHECK_EVERY` in, and
+                # is charged from there: the many calls that end sooner read it not at all
+                # (a reading opens a few files of /proc), and are charged their wall time.
+                first = None if own_time else meter() + cpu_seconds
+                self._cpu_cap = (meter, first, cpu_seconds, own_time)
+                self._cpu_check_at = time.monotonic() + (CHECK_EVERY if own_time else 0.0)
 
     def _timed_out(self, waiting_for: str) -> SandboxError:
         if waiting_for == "loading":
