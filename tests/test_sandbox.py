@@ -393,15 +393,20 @@ def test_a_graded_call_asleep_past_its_limit_is_stopped_at_its_own_time(view: Pa
 
 
 def test_a_graded_call_that_answers_is_charged_its_own_time(view: Path, monkeypatch) -> None:
-    # A meter of a quarter of the wall-clock time: what the budget counts is read on it.
-    monkeypatch.setattr(StudentProcess, "_own_meter", lambda self: lambda: time.monotonic() / 4)
+    # A meter of a quarter of the wall-clock time, which keeps its readings: what the budget
+    # counts is read on it, from the call's first look at it (`cpu.CHECK_EVERY` in) to its end.
+    readings: list[float] = []
+    meter = lambda: readings.append(time.monotonic() / 4) or readings[-1]  # noqa: E731
+    monkeypatch.setattr(StudentProcess, "_own_meter", lambda self: meter)
     process = StudentProcess([(1, SLEEPER.format(seconds=0.5))], ["minimax_value"], view, FAST)
     try:
         process.start()
+        started = time.monotonic()
         outcome = process.call("minimax_value", TicTacToe(), TicTacToe().initial_state(), timeout=5)
         assert (outcome.status, outcome.value) == ("returned", 0)
-        # charged from its first look at the meter, CHECK_EVERY in
-        assert outcome.own_seconds == pytest.approx((outcome.seconds - CHECK_EVERY) / 4, abs=0.03)
+        assert readings[0] * 4 - started >= CHECK_EVERY  # no reading before the first look
+        assert outcome.own_seconds == pytest.approx(readings[-1] - readings[0], abs=1e-6)
+        assert 0 < outcome.own_seconds < outcome.seconds / 4
     finally:
         process.close()
 
