@@ -88,6 +88,7 @@ def time_limit(
     elif timer_available():
         limit = _timer_limit(seconds, stop, cpu)
     else:
+        clock = _held_by_the_wall(clock, seconds) if clock else None
         clock = clock or (time.process_time if cpu else time.monotonic)
         limit = _hook_limit(clock() + seconds, clock, stop)
     with limit:
@@ -135,6 +136,13 @@ def _own_timer_limit(
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def _held_by_the_wall(clock: Callable[[], float], seconds: float) -> Callable[[], float]:
+    """`clock`, which reads infinity once `WALL_SAFETY` times `seconds` of wall-clock time have
+    passed: a limit of own time checked by a hook has the timer's safety net too."""
+    wall_end = time.monotonic() + seconds * WALL_SAFETY
+    return lambda: float("inf") if time.monotonic() >= wall_end else clock()
 
 
 def _checker(deadline: float, clock: Callable[[], float], stop: Callable[[], BaseException]):
