@@ -83,12 +83,12 @@ def time_limit(
         yield
         return
     clock = own_clock() if own else None
+    clock = _held_by_the_wall(clock, seconds) if clock else None
     if clock is not None and timer_available():
         limit = _own_timer_limit(seconds, stop, clock)
     elif timer_available():
         limit = _timer_limit(seconds, stop, cpu)
     else:
-        clock = _held_by_the_wall(clock, seconds) if clock else None
         clock = clock or (time.process_time if cpu else time.monotonic)
         limit = _hook_limit(clock() + seconds, clock, stop)
     with limit:
@@ -119,13 +119,13 @@ def _own_timer_limit(
     seconds: float, stop: Callable[[], BaseException], clock: Callable[[], float]
 ) -> Iterator[None]:
     """The limit of own time as a timer that rings once `seconds` of wall-clock time have
-    passed, then every `OWN_CHECK_EVERY` seconds, and raises `stop()` once `clock` has passed
-    `seconds` too (or the wall clock `WALL_SAFETY` times them). It is disarmed before it
-    raises, so the stop is raised once."""
-    started, deadline = time.monotonic(), clock() + seconds
+    passed, then every `OWN_CHECK_EVERY` seconds, and raises `stop()` once `clock` (held by
+    the wall: `_held_by_the_wall`) has passed `seconds` too. It is disarmed before it raises,
+    so the stop is raised once."""
+    deadline = clock() + seconds
 
     def ring(signum: int, frame: object) -> None:
-        if clock() >= deadline or time.monotonic() - started >= seconds * WALL_SAFETY:
+        if clock() >= deadline:
             signal.setitimer(signal.ITIMER_REAL, 0)
             raise stop()
 
@@ -140,7 +140,7 @@ def _own_timer_limit(
 
 def _held_by_the_wall(clock: Callable[[], float], seconds: float) -> Callable[[], float]:
     """`clock`, which reads infinity once `WALL_SAFETY` times `seconds` of wall-clock time have
-    passed: a limit of own time checked by a hook has the timer's safety net too."""
+    passed: the safety net of a limit of own time, checked by a timer or by a hook."""
     wall_end = time.monotonic() + seconds * WALL_SAFETY
     return lambda: float("inf") if time.monotonic() >= wall_end else clock()
 
