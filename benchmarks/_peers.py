@@ -51,11 +51,15 @@ def otter_autograder(folder: Path, checks: list[tuple[str, str]], environment: d
     return zipped
 
 
-def _otter_grade(notebook: str, autograder: str) -> tuple[float, float]:
-    """One submission graded by Otter (in a pool worker): (points, possible)."""
+def _otter_grade(notebook: str, autograder: str) -> tuple[float, float | str]:
+    """One submission graded by Otter (in a pool worker): (points, possible), or (0, what went
+    wrong) when Otter itself failed on it."""
     from otter.api import grade_submission
 
-    results = grade_submission(notebook, autograder, quiet=True)
+    try:
+        results = grade_submission(notebook, autograder, quiet=True)
+    except Exception as error:  # Otter's own failure (a kernel that never answered), said
+        return 0.0, f"{type(error).__name__}: {error}"
     return results.total, results.possible
 
 

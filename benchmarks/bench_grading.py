@@ -554,9 +554,16 @@ def main(argv: list[str] | None = None) -> int:
                 console.print(f"round {round_number + 1}: Otter-Grader, {args.workers} workers ...")
                 seconds, scores = cpu.timed("otter grade_submission", time_otter, notebooks,
                                             autograder_zip, args.workers)  # fmt: skip
-                times.setdefault("otter grade_submission", []).append(seconds)
-                problems += [f"Otter could not grade {notebooks[i]}: {score}"
-                             for i, score in enumerate(scores) if score[1] != 10]  # fmt: skip
+                failed, wrong = otter_failures(notebooks, scores)
+                problems += wrong
+                if failed:  # a round Otter did not finish is not timed (it waited on a kernel)
+                    console.print(f"[yellow]round {round_number + 1}: Otter itself failed on "
+                                  f"{len(failed)} notebook(s), so this round is not timed: "
+                                  f"{failed[0]}[/yellow]")  # fmt: skip
+                else:
+                    times.setdefault("otter grade_submission", []).append(seconds)
+        if otter and "otter grade_submission" not in times:
+            problems.append("Otter-Grader did not finish a round: no comparison with it")
         if args.breakdown:
             console.print("re-grading in this process with stage timers ...")
             breakdown(course, root / "grades-breakdown")
@@ -565,6 +572,18 @@ def main(argv: list[str] | None = None) -> int:
     console.print(f"CPU seconds of {cpu.meter}", highlight=False)
     cpu.tree.close()
     return report(args, times, nbgrader, otter, problems, cpu.seconds)
+
+
+def otter_failures(notebooks: list[Path], scores: list) -> tuple[list[str], list[str]]:
+    """Otter's round, read: the notebooks Otter itself failed on (a kernel that never answered:
+    the round is then not timed) and the ones it graded short of full marks (a problem)."""
+    failed, wrong = [], []
+    for notebook, (points, possible) in zip(notebooks, scores, strict=True):
+        if isinstance(possible, str):
+            failed.append(f"{notebook.parents[1].name}: {possible}")
+        elif possible != 10:
+            wrong.append(f"Otter could not grade {notebook}: {(points, possible)}")
+    return failed, wrong
 
 
 class ChildrenCpu:
