@@ -401,6 +401,7 @@ def test_a_graded_call_that_answers_is_charged_its_own_time(view: Path, monkeypa
     process = StudentProcess([(1, SLEEPER.format(seconds=0.5))], ["minimax_value"], view, FAST)
     try:
         process.start()
+        readings.clear()  # a load slowed past its first look reads the same meter
         started = time.monotonic()
         outcome = process.call("minimax_value", TicTacToe(), TicTacToe().initial_state(), timeout=5)
         assert (outcome.status, outcome.value) == ("returned", 0)
@@ -441,5 +442,56 @@ def test_a_graded_call_is_not_charged_what_it_waited_for_a_cpu(view: Path, monke
         assert (outcome.status, outcome.value) == ("returned", 0)
         assert outcome.seconds >= 1.5
         assert outcome.own_seconds == 0  # nor does the budget count it
+    finally:
+        process.close()
+
+
+LOADS_ASLEEP = "import time\ntime.sleep({seconds})\ndef minimax_value(game, state):\n    return 0\n"
+
+
+def test_a_load_asleep_past_its_limit_is_stopped_at_its_own_time(view: Path) -> None:
+    quick = dataclasses.replace(FAST, load_timeout=1.0)
+    process = StudentProcess([(1, LOADS_ASLEEP.format(seconds=30))], ["minimax_value"], view, quick)
+    try:
+        started = time.monotonic()
+        report = process.start()
+        assert report.status == "timeout"
+        assert "no answer within 1 s of its own time (loading)" in report.error
+        assert time.monotonic() - started < WALL_SAFETY  # the meter's limit, not the wall clock's
+    finally:
+        process.close()
+
+
+def test_a_load_is_not_stopped_for_what_it_waited_for_a_cpu(view: Path, monkeypatch) -> None:
+    # A meter that stands still: the load's 1.5 s were all spent waiting for a CPU, as on a
+    # machine busy with other work; its limit of 1 s of its own time is not reached. (Before,
+    # the wall clock stopped it at 1 s: "no answer within 1 s (loading)".)
+    monkeypatch.setattr(StudentProcess, "_own_meter", lambda self: lambda: 0.0)
+    quick = dataclasses.replace(FAST, load_timeout=1.0)
+    process = StudentProcess(
+        [(1, LOADS_ASLEEP.format(seconds=1.5))], ["minimax_value"], view, quick
+    )
+    try:
+        report = process.start()
+        assert report.status == "loaded", report.error
+        outcome = process.call("minimax_value", TicTacToe(), TicTacToe().initial_state(), timeout=5)
+        assert (outcome.status, outcome.value) == ("returned", 0)
+    finally:
+        process.close()
+
+
+def test_a_load_whose_own_time_stands_still_is_stopped_by_the_wall_clock(
+    view: Path, monkeypatch
+) -> None:
+    # The safety net: at WALL_SAFETY times the load's limit, whatever the meter says.
+    monkeypatch.setattr(StudentProcess, "_own_meter", lambda self: lambda: 0.0)
+    quick = dataclasses.replace(FAST, load_timeout=0.2)
+    process = StudentProcess([(1, "while True:\n    pass\n")], [], view, quick)
+    try:
+        started = time.monotonic()
+        report = process.start()
+        assert report.status == "timeout"
+        assert f"no answer within {0.2 * WALL_SAFETY:g} s (loading)" in report.error
+        assert time.monotonic() - started >= 0.2 * WALL_SAFETY
     finally:
         process.close()

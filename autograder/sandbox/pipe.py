@@ -51,21 +51,18 @@ class PipeEnds:
     # (the reading is None until a graded call's first look at the meter: `_watch_cpu`)
     _cpu_check_at: float = 0.0  # when the meter is read next
     _meter_of: tuple | None = None  # (the process, the meter of its own time): `_own_meter`
+    _load_seconds: float | None = None  # the wall clock's limit of the load under way
 
     def _fds(self) -> tuple[int, int]:
         if self._read_fd is None or self._write_fd is None:
             raise SandboxError("crashed", self._death_message())
         return self._read_fd, self._write_fd
 
-    def _send(self, message: object, deadline: float | None = None) -> None:
+    def _send(self, message: object, deadline: float, waiting_for: str = "the call") -> None:
         """Send `message` (marshalled: the student may trust the grader) before `deadline`.
 
-        Without a deadline, the load time-out counts from now. Every exchange starts here, so
-        this is where both pipes are put in non-blocking mode.
+        Every exchange starts here, so this is where both pipes are put in non-blocking mode.
         """
-        waiting_for = "the call" if deadline is not None else "loading"
-        if deadline is None:
-            deadline = time.monotonic() + self.limits.load_timeout
         try:
             os.set_blocking(self._write_fd, False)
             os.set_blocking(self._read_fd, False)
@@ -203,6 +200,22 @@ class PipeEnds:
         self._watch_cpu(cpu_seconds, meter, own is not None)
         return seconds
 
+    def _limit_load(self) -> float:
+        """Set the limits of the submission's load starting and return the wall clock's
+        deadline for it. With a contest's `load_cpu_seconds` (the tournament), that CPU time,
+        and the wall clock at `load_timeout`; else, as a graded call, the submission's own time
+        (`load_timeout` of it) where it can be read, and the wall clock only at `WALL_SAFETY`
+        times `load_timeout`: a load waiting for a CPU on a busy machine is not stopped."""
+        seconds = self.limits.load_timeout
+        own = self._own_meter() if self.limits.load_cpu_seconds is None else None
+        if own is None:
+            self._watch_cpu(self.limits.load_cpu_seconds)
+        else:
+            self._watch_cpu(seconds, own, True)
+            seconds *= WALL_SAFETY
+        self._load_seconds = seconds
+        return time.monotonic() + seconds
+
     def _end_call(self, outcome) -> float:
         """Lift the limits of the call that ended with `outcome`; return its own time (what
         `--budget` counts): read on the meter of own time if that limited it and it answered
@@ -253,7 +266,7 @@ class PipeEnds:
 
     def _timed_out(self, waiting_for: str) -> SandboxError:
         if waiting_for == "loading":
-            limit = self.limits.load_timeout
+            limit = self.limits.load_timeout if self._load_seconds is None else self._load_seconds
         else:
             limit = self.limits.timeout if self._call_seconds is None else self._call_seconds
         return SandboxError("timeout", f"no answer within {limit:g} s ({waiting_for})")

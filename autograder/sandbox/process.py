@@ -123,10 +123,11 @@ class StudentProcess(PipeEnds, Holding):
                 os.close(fd)
         self._write_fd, self._read_fd = to_child_write, from_child_read
         self._buffer = b""
-        self._watch_cpu(self.limits.load_cpu_seconds)  # the load is the submission's own time
+        deadline = self._limit_load()  # the load is limited by the submission's own time
         try:
-            self._send({"op": "load", "cells": self.cells, "wanted": self.wanted})
-            reply = self._receive(time.monotonic() + self.limits.load_timeout, "loading")
+            load = {"op": "load", "cells": self.cells, "wanted": self.wanted}
+            self._send(load, deadline, "loading")
+            reply = self._receive(deadline, "loading")
             report = loaded_report(reply, self.wanted)
         except SandboxError as error:
             report = LoadReport(status=error.status, error=str(error))

@@ -121,7 +121,11 @@ def rows_limits() -> list[list[str]]:
     limits = Limits()
     return [
         ["seconds of its own time per graded call", _points(limits.timeout), "--timeout"],
-        ["wall-clock seconds to load a submission's cells", _points(limits.load_timeout), ""],
+        [
+            "seconds of its own time to load a submission's cells (three times a call's)",
+            _points(limits.load_timeout),
+            "--timeout",
+        ],
         ["seconds of own time for all of a submission's calls", _points(limits.budget), "--budget"],
         ["CPU seconds per submission", str(limits.cpu_seconds), ""],
         ["memory per submission (MiB)", str(limits.memory_mb), "--memory"],
