@@ -124,7 +124,7 @@ def rows_limits() -> list[list[str]]:
         [
             "seconds of its own time to load a submission's cells (three times a call's)",
             _points(limits.load_timeout),
-            "--timeout",
+            "",
         ],
         ["seconds of own time for all of a submission's calls", _points(limits.budget), "--budget"],
         ["CPU seconds per submission", str(limits.cpu_seconds), ""],
