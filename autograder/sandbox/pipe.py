@@ -46,12 +46,11 @@ class PipeEnds:
     _buffer: bytes
     _read_fd: int | None
     _write_fd: int | None
-    _call_seconds: float | None = None  # the wall-clock time of the call running, if not limits'
+    _call_seconds: float | None = None  # the wall clock's limit of the load or call running
     _cpu_cap: tuple | None = None  # (meter, reading ending the call, seconds, own time): call()
     # (the reading is None until a graded call's first look at the meter: `_watch_cpu`)
     _cpu_check_at: float = 0.0  # when the meter is read next
     _meter_of: tuple | None = None  # (the process, the meter of its own time): `_own_meter`
-    _load_seconds: float | None = None  # the wall clock's limit of the load under way
 
     def _fds(self) -> tuple[int, int]:
         if self._read_fd is None or self._write_fd is None:
@@ -188,10 +187,11 @@ class PipeEnds:
         )
 
     def _limit_call(self, seconds: float, cpu_seconds: float | None, meter) -> float:
-        """Set the limits of the call starting, whose limit is `seconds`, and return the wall
-        clock's for it. A contest's move gives its `cpu_seconds`, read on `meter`; a graded call
-        (None) is limited by the submission's own time (`_own_meter`) where it can be read,
-        and by the wall clock only at `WALL_SAFETY` times its limit."""
+        """Set the limits of the call (or the load) starting, whose limit is `seconds`, and
+        return the wall clock's for it. A contest's move gives its `cpu_seconds`, read on
+        `meter` (the tournament's load its `load_cpu_seconds`); a graded call or a load (None)
+        is limited by the submission's own time (`_own_meter`) where it can be read, and by the
+        wall clock only at `WALL_SAFETY` times its limit: waiting for a CPU does not count."""
         own = self._own_meter() if cpu_seconds is None else None
         if own is not None:
             cpu_seconds, meter = seconds, own
@@ -199,22 +199,6 @@ class PipeEnds:
         self._call_seconds = seconds
         self._watch_cpu(cpu_seconds, meter, own is not None)
         return seconds
-
-    def _limit_load(self) -> float:
-        """Set the limits of the submission's load starting and return the wall clock's
-        deadline for it. With a contest's `load_cpu_seconds` (the tournament), that CPU time,
-        and the wall clock at `load_timeout`; else, as a graded call, the submission's own time
-        (`load_timeout` of it) where it can be read, and the wall clock only at `WALL_SAFETY`
-        times `load_timeout`: a load waiting for a CPU on a busy machine is not stopped."""
-        seconds = self.limits.load_timeout
-        own = self._own_meter() if self.limits.load_cpu_seconds is None else None
-        if own is None:
-            self._watch_cpu(self.limits.load_cpu_seconds)
-        else:
-            self._watch_cpu(seconds, own, True)
-            seconds *= WALL_SAFETY
-        self._load_seconds = seconds
-        return time.monotonic() + seconds
 
     def _end_call(self, outcome) -> float:
         """Lift the limits of the call that ended with `outcome`; return its own time (what
@@ -265,10 +249,9 @@ class PipeEnds:
                 self._cpu_check_at = time.monotonic() + (CHECK_EVERY if own_time else 0.0)
 
     def _timed_out(self, waiting_for: str) -> SandboxError:
-        if waiting_for == "loading":
-            limit = self.limits.load_timeout if self._load_seconds is None else self._load_seconds
-        else:
-            limit = self.limits.timeout if self._call_seconds is None else self._call_seconds
+        limit = self._call_seconds
+        if limit is None:
+            limit = self.limits.load_timeout if waiting_for == "loading" else self.limits.timeout
         return SandboxError("timeout", f"no answer within {limit:g} s ({waiting_for})")
 
     def _death_message(self) -> str:

@@ -123,7 +123,8 @@ class StudentProcess(PipeEnds, Holding):
                 os.close(fd)
         self._write_fd, self._read_fd = to_child_write, from_child_read
         self._buffer = b""
-        deadline = self._limit_load()  # the load is limited by the submission's own time
+        wall = self._limit_call(self.limits.load_timeout, self.limits.load_cpu_seconds, None)
+        deadline = time.monotonic() + wall  # the load is limited as a graded call: own time
         try:
             load = {"op": "load", "cells": self.cells, "wanted": self.wanted}
             self._send(load, deadline, "loading")
