@@ -1,5 +1,6 @@
 """The example class's contest agents graded once for the modules that read their records:
-at the grading's allowance, and twice at a small allowance beside it.
+at the grading's allowance (all but `STOPPED_EVERYWHERE`), and twice at a small allowance
+beside it.
 
 `python -m autograder grade --assignment connect_four` with the default allowance is the
 costliest run of the contest's tests (half a minute on an idle 2-core machine):
@@ -40,6 +41,13 @@ up to 56), and still earns the class's best grade; an agent's own CPU time a mov
 of a second or so) stays far below the 0.25 s it may use. (At 100 states each short run took a
 third more CPU, for the same checks.)"""
 
+STOPPED_EVERYWHERE = "trent_infinite_loop"
+"""The agent left out of the run at the grading's allowance: he never answers, so each move he is
+asked is stopped for its CPU time at any allowance, and his games, verdicts and 0 points are the
+same at the short runs' 0.25 s as at the grading's 3 s, where his four stops spun 12 s of CPU
+(a quarter of that run's). The short runs grade him, and `test_contest_load.py` checks his 0
+and the reason for it there."""
+
 SAFETY_NET = 900
 """Seconds after which a run is stopped and its test fails: a safety net only (the long run
 takes about a minute beside the short ones on an idle machine, several at load 16)."""
@@ -59,18 +67,20 @@ _RUNS: list[ContestRuns] = []
 
 
 def contest_runs(tmp_path_factory: pytest.TempPathFactory) -> ContestRuns:
-    """The example agents graded at the default allowance and, at the same time, twice at
-    `SMALL_ALLOWANCE` (each run with two workers, as an instructor runs it); made on the first
-    call in this process."""
+    """The example agents graded at the default allowance (all but `STOPPED_EVERYWHERE`) and,
+    at the same time, all of them twice at `SMALL_ALLOWANCE` (each run with two workers, as an
+    instructor runs it); made on the first call in this process."""
     if not _RUNS:
-        submissions = tmp_path_factory.mktemp("agents")
-        for student in make_class.AGENTS:
-            shutil.copy(CLASS / f"{student}.ipynb", submissions)
+        agents = _copied(tmp_path_factory.mktemp("agents"), make_class.AGENTS)
+        answering = _copied(
+            tmp_path_factory.mktemp("answering-agents"),
+            [student for student in make_class.AGENTS if student != STOPPED_EVERYWHERE],
+        )
         grading = tmp_path_factory.mktemp("agents-at-the-grading-allowance")
         small = tuple(tmp_path_factory.mktemp("agents-at-a-small-allowance") for _ in range(2))
         with contextlib.ExitStack() as stack:
-            long_run = _start(stack, submissions, grading, ())
-            short_runs = [_start(stack, submissions, out, SMALL_ALLOWANCE) for out in small]
+            long_run = _start(stack, answering, grading, ())
+            short_runs = [_start(stack, agents, out, SMALL_ALLOWANCE) for out in small]
             beside = []
             for run in short_runs:
                 _finish(run)
@@ -78,6 +88,13 @@ def contest_runs(tmp_path_factory: pytest.TempPathFactory) -> ContestRuns:
             _finish(long_run)
         _RUNS.append(ContestRuns(grading, small, tuple(beside)))
     return _RUNS[0]
+
+
+def _copied(folder: Path, students) -> Path:
+    """`folder` with the notebooks of `students` from the example class copied into it."""
+    for student in students:
+        shutil.copy(CLASS / f"{student}.ipynb", folder)
+    return folder
 
 
 def _start(
