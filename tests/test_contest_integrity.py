@@ -280,6 +280,18 @@ def test_an_own_engine_is_flagged_and_the_reference_is_not(view: Path) -> None:
     assert integrity.usage_flags(used["engine"])[0].startswith("searches outside the served game")
 
 
+def test_a_stalled_move_does_not_flag_an_honest_agent_and_an_own_search_is_flagged() -> None:
+    honest = [(12, 0.0004)] * 4 + [(12, 0.12)]  # one move lengthened by the machine's stall
+    assert integrity.usage(honest).seconds_per_move > integrity.OUTSIDE_FLOOR
+    assert not integrity.usage(honest).searches_outside
+    engine = [(0, 0.15)] * 3 + [(0, 0.0002)] * 2  # its own search on most moves, two forced
+    assert integrity.usage(engine).searches_outside and integrity.usage(engine).outside == 3
+    served = [(2000, 0.04)] * 5  # its time is what its states explain
+    assert not integrity.usage(served).searches_outside
+    flag = integrity.usage_flags(integrity.usage(engine, "engine"))[0]
+    assert "3 of its 5 moves" in flag
+
+
 def test_an_agent_whose_moves_follow_its_clock_is_flagged(view: Path) -> None:
     allowance, asked = Allowance(100, 0.1), POSITIONS[:12]
     agent = StudentAgent("clock", [(1, CLOCK)], view, LIMITS)

@@ -31,7 +31,7 @@ OUTSIDE_FACTOR = 50
 the served game (an evaluation of one's own costs a few times the reference's, not fifty)."""
 
 OUTSIDE_FLOOR = 0.02
-"""Seconds a move, on average, below which no agent is flagged: too little to search with."""
+"""Seconds below which a move is never counted as searching outside: too little to search with."""
 
 FAR_ABOVE = 25 / 3
 """How much higher a rating (openskill's mu) is far above another's: more than a newcomer's
@@ -49,6 +49,7 @@ class Usage:
     moves: int = 0
     states: int = 0
     seconds: float = 0.0
+    outside: int = 0  # moves whose time is far beyond what their states explain (`outside`)
 
     @property
     def states_per_move(self) -> float:
@@ -60,15 +61,25 @@ class Usage:
 
     @property
     def searches_outside(self) -> bool:
-        """Whether its time is far beyond what the states it was served explain."""
-        if self.seconds_per_move < OUTSIDE_FLOOR:
-            return False
-        return self.seconds > OUTSIDE_FACTOR * REFERENCE_SECONDS_PER_STATE * max(self.states, 1)
+        """Whether most of its moves took far longer than the states they were served explain.
+
+        Judged move by move, not on the total: an own search takes its time on every move it
+        thinks, while a stall of the machine (a page fault on a busy disk, say) lengthens one
+        move of an honest agent, and must not decide the flag on its own."""
+        return 2 * self.outside > self.moves
+
+
+def outside(states: int, seconds: float) -> bool:
+    """Whether one move's `seconds` are far beyond what its `states` served explain."""
+    if seconds < OUTSIDE_FLOOR:
+        return False
+    return seconds > OUTSIDE_FACTOR * REFERENCE_SECONDS_PER_STATE * max(states, 1)
 
 
 def usage(moves: Sequence[tuple[int, float]], name: str = "") -> Usage:
     """The `Usage` of (states, seconds) pairs, one per move the agent was asked."""
-    return Usage(name, len(moves), sum(s for s, _ in moves), sum(t for _, t in moves))
+    states, seconds = sum(s for s, _ in moves), sum(t for _, t in moves)
+    return Usage(name, len(moves), states, seconds, sum(outside(s, t) for s, t in moves))
 
 
 def game_usage(games: Sequence[PlayedGame]) -> dict[str, Usage]:
@@ -88,7 +99,8 @@ def usage_flags(used: Usage, differs_between_runs: bool = False) -> list[str]:
         served = f"{used.states_per_move:,.0f} states served" if used.states else "no state served"
         flags.append(
             f"searches outside the served game: {used.seconds_per_move:.3f} s a move for "
-            f"{served} (the reference: about {REFERENCE_SECONDS_PER_STATE * 1e6:g} µs a state)"
+            f"{served}, {used.outside} of its {used.moves} moves far beyond what their states "
+            f"explain (the reference: about {REFERENCE_SECONDS_PER_STATE * 1e6:g} µs a state)"
         )
     if differs_between_runs:
         flags.append("its moves depend on its own clock: asked the same positions twice, it "
