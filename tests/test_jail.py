@@ -12,6 +12,7 @@ import os
 import socket
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -222,6 +223,39 @@ def test_jailed_processes_come_from_the_zygote_and_report_how_they_ended(view: P
     assert "exited with code 3" in reports["exit"].error
     assert "died with SIGSEGV" in reports["signal"].error
     assert reports["fine"].status == "loaded"
+
+
+def test_a_stopped_submission_whose_end_goes_unreported_is_not_waited_for_forever(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+):
+    """A signal's exception can cut the zygote's report of an ended child short (read, not yet
+    recorded): stopping the process then waits `KILLED_WAIT`, not for a report that never comes."""
+    view = build_import_view(tmp_path_factory.mktemp("own-view"))  # a zygote of its own
+    process = StudentProcess([[0, "x = 1"]], [], view, FAST)
+    stopping = threading.Thread(target=process.stop, daemon=True)
+    try:
+        assert process.start().status == "loaded"
+        assert isinstance(process.process, sandbox.ZygoteChild)
+        pid, zygote = process.process.pid, process.process.zygote
+        monkeypatch.setattr(sandbox.reaping, "KILLED_WAIT", 0.5)
+        read = zygote._next
+
+        def lossy(timeout: float | None) -> tuple | None:
+            message = read(timeout)
+            zygote._ended.pop(pid, None)  # read, and lost before it was recorded
+            return message
+
+        monkeypatch.setattr(zygote, "_next", lossy)
+        stopping.start()
+        stopping.join(timeout=30)  # half a second here; without the limit, forever
+        assert not stopping.is_alive() and process.process is None
+        assert not _running(pid)
+    finally:
+        monkeypatch.undo()
+        if stopping.is_alive():  # its zygote gone, the waiting thread ends (and the test fails)
+            sandbox.Zygote.for_view(view).process.kill()
+            stopping.join(timeout=30)
+        process.close()
 
 
 def test_a_submission_starts_without_the_zygote_when_the_zygote_has_died(

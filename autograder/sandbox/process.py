@@ -28,7 +28,7 @@ from autograder.sandbox.limits import (
 from autograder.sandbox.output import Output
 from autograder.sandbox.pinning import _pin_to_a_free_cpu, _unpin
 from autograder.sandbox.pipe import PipeEnds, _poller, without_collection
-from autograder.sandbox.reaping import _ACTIVE, _ACTIVE_LOCK, kill_marked, reap_orphans
+from autograder.sandbox.reaping import _ACTIVE, _ACTIVE_LOCK, kill_marked, reap_orphans, wait_killed
 from autograder.sandbox.tokens import Tokens
 from autograder.sandbox.view import (
     JAIL,
@@ -199,7 +199,7 @@ class StudentProcess(PipeEnds, Holding):
         if self.process is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
+            wait_killed(self.process)
             with _ACTIVE_LOCK:
                 _ACTIVE.discard(self.process.pid)
             self.process = None

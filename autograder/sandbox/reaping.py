@@ -8,10 +8,12 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from autograder.sandbox.jailing import RUN_ID, cgroup_roots, remove_cgroups
 from autograder.sandbox.view import MARKER
@@ -141,6 +143,19 @@ def kill_marked(job: str) -> int:
             break
         time.sleep(0.05)
     return killed
+
+
+KILLED_WAIT = 10.0
+"""Seconds to wait for the end of a process just killed with SIGKILL: it ends within
+milliseconds, but its end can go unreported (a signal's exception in the caller cut the zygote's
+report short), and waiting for it without a limit would hang the grading."""
+
+
+def wait_killed(process: Any) -> None:
+    """Wait for `process` (a `subprocess.Popen` or `ZygoteChild`) just sent SIGKILL to end, for
+    at most `KILLED_WAIT` seconds: killed, it is gone either way, or soon will be."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=KILLED_WAIT)
 
 
 def become_subreaper() -> bool:
