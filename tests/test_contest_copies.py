@@ -6,11 +6,14 @@ nbgrader's kernel alike), and nothing of the forked process outlives the grading
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import os
+import signal
 import socket
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -181,6 +184,36 @@ def test_nothing_of_the_forked_copy_outlives_a_submission_that_cannot_load(
         os.waitpid(forks[0], os.WNOHANG)
     assert not Path(f"/proc/{forks[0]}").exists()
     assert os.sched_getaffinity(0) == affinity  # the grader's thread is unpinned again
+
+
+def test_a_forked_copy_that_does_not_end_when_asked_is_killed_not_waited_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A copy stuck in its own cleanup (it ignores the grader's SIGTERM here) is killed once
+    `STOP_WAIT` has passed: the grading goes on, and nothing of it is left."""
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the stuck copy
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        os.close(reader)
+        os.write(writer, b"x")
+        while True:
+            signal.pause()
+    os.close(writer)
+    assert os.read(reader, 1) == b"x"  # its SIGTERM is ignored from here on
+    os.close(reader)
+    monkeypatch.setattr(copies, "STOP_WAIT", 0.5)
+    second = copies.SecondCopy([], None, None, ())  # no levels: nothing forked of its own
+    second.pid = pid
+    closing = threading.Thread(target=second.close, daemon=True)
+    closing.start()
+    closing.join(timeout=30)  # half a second here; without the limit, forever
+    try:
+        assert not closing.is_alive()
+        assert second.pid is None and not Path(f"/proc/{pid}").exists()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_two_free_cpus_are_claimed_whole_or_not_at_all(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,6 +16,7 @@ import os
 import pickle
 import signal
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,10 @@ from autograder.sandbox import (
 )
 from autograder.sandbox.pinning import _claim_two_free_cpus
 from autograder.sandbox.pipe import without_collection
+
+STOP_WAIT = 30.0
+"""Seconds the forked copy has to end once it has sent its games or is asked to stop (it closes
+its agent first, `KILLED_WAIT` at most): past them it is killed, and never waited on forever."""
 
 AGENT_NAME = "your agent"
 """The agent's name in its games and on its feedback page (no opponent has it, whatever the
@@ -128,10 +133,18 @@ class SecondCopy:
         return play_levels(*self.work)
 
     def _reap(self) -> None:
+        """Collect the forked process: within `STOP_WAIT` seconds, else killed (what it leaves
+        dies with it: its zygote, and its agent with the zygote, `sandbox.zygote`)."""
         if self.pid is None:
             return
+        deadline = time.monotonic() + STOP_WAIT
         with contextlib.suppress(ChildProcessError):
-            os.waitpid(self.pid, 0)
+            while os.waitpid(self.pid, os.WNOHANG) == (0, 0):
+                if time.monotonic() > deadline:
+                    os.kill(self.pid, signal.SIGKILL)
+                    os.waitpid(self.pid, 0)
+                    break
+                time.sleep(0.01)
         with _ACTIVE_LOCK:
             _ACTIVE.discard(self.pid)
         self.pid = None
